@@ -1,0 +1,1 @@
+"""The Slack app, settings, rendering, the answer store and the command line."""

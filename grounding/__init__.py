@@ -1,0 +1,1 @@
+"""Grounding: the evidence packet, the prompt, generation, verification and the answer pipeline."""

@@ -1,0 +1,122 @@
+"""The Answer: what the pipeline returns, `docbot ask --json` prints and the bot renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from retrieval.scopes import Scope
+
+
+class AnswerStatus(StrEnum):
+    ANSWERED = "answered"
+    NOT_FOUND = "not_found"
+    REFUSED = "refused"  # policy: the conversation may read nothing
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    text: str
+    citations: tuple[int, ...]  # source numbers `n`
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    n: int
+    collection: str
+    path: str
+    heading: str
+    start_line: int
+    end_line: int
+    url: str | None
+    chunk_id: str
+    updated: str
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedClaim:
+    text: str
+    reason: str  # unsupported | unknown_citation | no_citation
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    chunk_id: str
+    path: str
+    score: float
+    collection: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Omitted:
+    chunk_id: str
+    reason: str
+    detail: str = ""  # e.g. the chunk id this one has the same text as
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: AnswerStatus
+    question: str
+    scope: Scope
+    claims: tuple[Claim, ...] = ()
+    sources: tuple[Source, ...] = ()
+    message: str = ""
+    dropped_claims: tuple[DroppedClaim, ...] = ()
+    retrieved: tuple[Retrieved, ...] = ()
+    omitted: tuple[Omitted, ...] = ()
+    generator: str = ""
+    usage: Usage = Usage()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer object of design.md."""
+        return {
+            "status": self.status.value,
+            "question": self.question,
+            "scope": self.scope.to_dict(),
+            "claims": [{"text": c.text, "citations": list(c.citations)} for c in self.claims],
+            "sources": [
+                {
+                    "n": s.n,
+                    "collection": s.collection,
+                    "path": s.path,
+                    "heading": s.heading,
+                    "start_line": s.start_line,
+                    "end_line": s.end_line,
+                    "url": s.url,
+                    "chunk_id": s.chunk_id,
+                    "updated": s.updated,
+                }
+                for s in self.sources
+            ],
+            "message": self.message,
+            "dropped_claims": [
+                {"text": d.text, "reason": d.reason, "detail": d.detail}
+                for d in self.dropped_claims
+            ],
+            "retrieved": [
+                {"chunk_id": r.chunk_id, "collection": r.collection, "path": r.path,
+                 "score": round(r.score, 4)}
+                for r in self.retrieved
+            ],
+            "omitted": [
+                {"chunk_id": o.chunk_id, "reason": o.reason, "detail": o.detail}
+                for o in self.omitted
+            ],
+            "generator": self.generator,
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+            },
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+        }

@@ -1,0 +1,1 @@
+"""Generators: turn a question and its evidence into a GroundedResponse."""

@@ -1,0 +1,49 @@
+"""The Generator seam: a question and its evidence in, a GroundedResponse out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from grounding.answer import Usage
+from grounding.evidence import EvidencePacket
+from grounding.schema import GroundedResponse
+from retrieval.errors import DocbotError
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    instructions: str  # the system / developer message
+    input: str  # the question and the evidence blocks
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    packet: EvidencePacket
+    prompt: Prompt
+    user_id: str | None = None  # hashed by the generator before it leaves the process
+    correction: str | None = None  # on regeneration: the error in the previous response
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    response: GroundedResponse
+    usage: Usage = Usage()
+
+
+class GenerationError(DocbotError):
+    """The generator could not produce a usable response; the pipeline answers `error`."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        # kind: refusal | incomplete | invalid | rate_limited | timeout | unavailable | auth
+        super().__init__(message)
+        self.kind = kind
+
+
+class Generator(Protocol):
+    @property
+    def name(self) -> str:
+        """`extractive` or `openai:<model>`."""
+        ...
+
+    async def generate(self, request: GenerationRequest) -> Generation: ...

@@ -1,0 +1,1 @@
+"""Retrieval: collections, files, chunks, the search index and access scopes."""

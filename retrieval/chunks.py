@@ -1,0 +1,51 @@
+"""The chunk: the unit that is indexed, retrieved, packed as evidence and cited."""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    chunk_id: str
+    collection: str
+    path: str  # relative to the collection root, with forward slashes
+    heading_path: tuple[str, ...]
+    start_line: int  # 1-based, inclusive, lines of the original file
+    end_line: int
+    text: str
+    digest: str  # sha256 of the normalized text
+    updated: str  # ISO date of the file's last change
+
+    @property
+    def heading(self) -> str:
+        return self.heading_path[-1] if self.heading_path else ""
+
+
+def normalize_text(text: str) -> str:
+    """NFC, whitespace collapsed: two chunks with the same words have the same digest."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
+
+
+def make_chunk_id(collection: str, path: str, digest: str, occurrence: int) -> str:
+    """Stable while the text is unchanged: lines may move, the id does not.
+
+    `occurrence` tells apart identical texts within one file (0 for the first).
+    """
+    key = f"{collection}\0{path}\0{digest}\0{occurrence}".encode()
+    return hashlib.sha256(key).hexdigest()[:20]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A chunk that a search inside one scope returned."""
+
+    chunk: Chunk
+    score: float
+    rank: int  # 1-based

@@ -1,0 +1,247 @@
+"""`docbot.yml`: the collections, who may read them, and how answers are made.
+
+Errors name the file, the key and the fix; paths are resolved relative to the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from retrieval.errors import ConfigError
+
+DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
+CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
+TEAM_ID = re.compile(r"^[TE][A-Z0-9]{2,}$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CollectionConfig(_Model):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    path: Path
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+    url: str | None = None
+    access: Literal["public", "private"] = "public"
+    channels: tuple[str, ...] = ()
+
+    @field_validator("include")
+    @classmethod
+    def _include_not_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value or not all(p.strip() for p in value):
+            raise ValueError(
+                "include is empty: list at least one glob such as '**/*.md', or drop the key "
+                f"to use the default {list(DEFAULT_INCLUDE)}"
+            )
+        return value
+
+    @field_validator("channels")
+    @classmethod
+    def _channel_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for channel in value:
+            if not CHANNEL_ID.match(channel):
+                raise ValueError(
+                    f"{channel!r} is not a channel ID: use the ID (C..., G... or D...), never the "
+                    "name, which can change; in Slack, open the channel details to copy its ID"
+                )
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url_template(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not value.startswith(("https://", "http://")):
+            raise ValueError(f"url {value!r} must start with https:// (or http://)")
+        try:
+            value.format(path="p", start=1, end=2)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"url {value!r} may only use the placeholders {{path}}, {{start}} and {{end}}"
+            ) from exc
+        return value
+
+    @model_validator(mode="after")
+    def _private_needs_channels(self) -> CollectionConfig:
+        if self.access == "private" and not self.channels:
+            raise ValueError(
+                f"collection {self.name!r} is private but lists no channels: add "
+                "`channels: [C...]` with the IDs of the channels that may read it, or make it public"
+            )
+        if self.access == "public" and self.channels:
+            raise ValueError(
+                f"collection {self.name!r} is public, so `channels` has no effect: remove it, "
+                "or set `access: private`"
+            )
+        return self
+
+
+class ConversationsConfig(_Model):
+    dm: Literal["none", "public"] = "public"
+    external: Literal["none", "public"] = "none"
+
+
+class AnswerConfig(_Model):
+    generator: Literal["auto", "openai", "extractive"] = "auto"
+    model: str = "gpt-5-mini"
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = "low"
+    api: Literal["responses", "chat"] = "responses"
+    timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    evidence_tokens: int = Field(default=3000, ge=200, le=100_000)
+    per_source_limit: int = Field(default=2, ge=1, le=50)
+    min_score: float = Field(default=0.0, ge=0)
+    neighbours: bool = True
+    k: int = Field(default=12, ge=1, le=100)
+
+
+class SearchConfig(_Model):
+    engine: Literal["auto", "bm25", "tantivy"] = "auto"
+    # Scopes with more chunks than this use tantivy under `auto`; smaller ones rank-bm25.
+    auto_threshold: int = Field(default=20_000, ge=0)
+    chunk_tokens: int = Field(default=350, ge=50, le=4000)
+    max_file_bytes: int = Field(default=5_000_000, ge=1000)
+
+
+class FeedbackConfig(_Model):
+    wrong: tuple[str, ...] = ("x", "-1", "thumbsdown")
+    helpful: tuple[str, ...] = ("white_check_mark", "+1", "thumbsup")
+
+
+class Config(_Model):
+    state_dir: Path = Path(".docbot")
+    teams: tuple[str, ...] = Field(min_length=1)
+    collections: tuple[CollectionConfig, ...] = Field(min_length=1)
+    conversations: ConversationsConfig = ConversationsConfig()
+    answer: AnswerConfig = AnswerConfig()
+    search: SearchConfig = SearchConfig()
+    feedback: FeedbackConfig = FeedbackConfig()
+
+    @field_validator("teams")
+    @classmethod
+    def _team_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for team in value:
+            if not TEAM_ID.match(team):
+                raise ValueError(
+                    f"{team!r} is not a team ID: use the workspace ID (T...), found in "
+                    "the workspace's settings or in any event payload"
+                )
+        return value
+
+    @field_validator("collections")
+    @classmethod
+    def _unique_names(
+        cls, value: tuple[CollectionConfig, ...]
+    ) -> tuple[CollectionConfig, ...]:
+        seen: set[str] = set()
+        for collection in value:
+            if collection.name in seen:
+                raise ValueError(
+                    f"two collections are named {collection.name!r}: give each a unique name"
+                )
+            seen.add(collection.name)
+        return value
+
+    def collection(self, name: str) -> CollectionConfig:
+        for collection in self.collections:
+            if collection.name == name:
+                return collection
+        raise KeyError(name)
+
+
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    return Path(env.get("DOCBOT_CONFIG", "docbot.yml"))
+
+
+def load_config(path: Path) -> Config:
+    """Read and validate `path`; relative paths in it are resolved against its folder."""
+    try:
+        raw_text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: no such config file. Pass --config FILE or set DOCBOT_CONFIG; "
+            "docs/configuration.md shows a complete example."
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc}).") from exc
+    try:
+        raw = yaml.safe_load(raw_text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping with `collections:` etc.")
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe(path, raw, exc)) from None
+    return _resolve_paths(path, config)
+
+
+def _resolve_paths(path: Path, config: Config) -> Config:
+    base = path.resolve().parent
+    collections = []
+    for index, collection in enumerate(config.collections):
+        folder = (base / collection.path).resolve()
+        if not folder.is_dir():
+            raise ConfigError(
+                f"{path}: collections[{index}].path: folder {folder} does not exist; fix the "
+                f"path of collection {collection.name!r} (it is relative to the config file)."
+            )
+        collections.append(collection.model_copy(update={"path": folder}))
+    return config.model_copy(
+        update={"state_dir": (base / config.state_dir).resolve(), "collections": tuple(collections)}
+    )
+
+
+def _describe(path: Path, raw: dict[str, Any], exc: ValidationError) -> str:
+    lines = [f"{path}: invalid configuration:"]
+    for error in exc.errors():
+        key = _key_path(error["loc"], raw)
+        if error["type"] == "extra_forbidden":
+            message = "unknown key: remove it or check its spelling (see docs/configuration.md)"
+        elif error["type"] == "missing":
+            message = "required key is missing"
+        else:
+            message = str(error["msg"]).removeprefix("Value error, ")
+        lines.append(f"  {key}: {message}")
+    return "\n".join(lines)
+
+
+def _key_path(loc: tuple[int | str, ...], raw: Any) -> str:
+    parts: list[str] = []
+    node = raw
+    for item in loc:
+        if isinstance(item, int):
+            parts[-1:] = [f"{parts[-1] if parts else ''}[{item}]"]
+            name = node[item].get("name") if isinstance(node, list) and item < len(node) and isinstance(node[item], dict) else None
+            if name:
+                parts[-1] += f" ({name})"
+        else:
+            parts.append(str(item))
+        node = node[item] if isinstance(node, (dict, list)) and _has(node, item) else None
+    return ".".join(parts) or "(top level)"
+
+
+def _has(node: dict[Any, Any] | list[Any], item: int | str) -> bool:
+    if isinstance(node, list):
+        return isinstance(item, int) and 0 <= item < len(node)
+    return item in node
+
+
+def source_url(collection: CollectionConfig, path: str, start: int, end: int) -> str | None:
+    """The link to a cited passage, from the collection's `url` template; links come only from here."""
+    if collection.url is None:
+        return None
+    from urllib.parse import quote
+
+    return collection.url.format(path=quote(path), start=start, end=end)

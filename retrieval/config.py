@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -17,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from retrieval.errors import ConfigError
 
 DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
-CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
-TEAM_ID = re.compile(r"^[TE][A-Z0-9]{2,}$")
+CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
+TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")
 
 
 class _Model(BaseModel):
@@ -75,7 +76,8 @@ class CollectionConfig(_Model):
         if self.access == "private" and not self.channels:
             raise ValueError(
                 f"collection {self.name!r} is private but lists no channels: add "
-                "`channels: [C...]` with the IDs of the channels that may read it, or make it public"
+                "`channels: [C...]` with the IDs of the channels that may read it, "
+                "or make it public"
             )
         if self.access == "public" and self.channels:
             raise ValueError(
@@ -218,30 +220,32 @@ def _describe(path: Path, raw: dict[str, Any], exc: ValidationError) -> str:
 
 
 def _key_path(loc: tuple[int | str, ...], raw: Any) -> str:
+    """`('collections', 1, 'channels')` -> `collections[1] (payments).channels`."""
     parts: list[str] = []
     node = raw
     for item in loc:
-        if isinstance(item, int):
-            parts[-1:] = [f"{parts[-1] if parts else ''}[{item}]"]
-            name = node[item].get("name") if isinstance(node, list) and item < len(node) and isinstance(node[item], dict) else None
-            if name:
-                parts[-1] += f" ({name})"
+        if isinstance(item, int) and parts:
+            parts[-1] += f"[{item}]"
         else:
             parts.append(str(item))
-        node = node[item] if isinstance(node, (dict, list)) and _has(node, item) else None
+        node = node[item] if _has(node, item) else None
+        if isinstance(item, int) and isinstance(node, dict) and "name" in node:
+            parts[-1] += f" ({node['name']})"
     return ".".join(parts) or "(top level)"
 
 
-def _has(node: dict[Any, Any] | list[Any], item: int | str) -> bool:
+def _has(node: Any, item: int | str) -> bool:
     if isinstance(node, list):
         return isinstance(item, int) and 0 <= item < len(node)
-    return item in node
+    return isinstance(node, dict) and item in node
+
 
 
 def source_url(collection: CollectionConfig, path: str, start: int, end: int) -> str | None:
-    """The link to a cited passage, from the collection's `url` template; links come only from here."""
+    """The link to a cited passage, from the collection's `url` template.
+
+    Links in answers come only from here, never from document or model text.
+    """
     if collection.url is None:
         return None
-    from urllib.parse import quote
-
     return collection.url.format(path=quote(path), start=start, end=end)

@@ -105,8 +105,12 @@ class Answer:
                 for d in self.dropped_claims
             ],
             "retrieved": [
-                {"chunk_id": r.chunk_id, "collection": r.collection, "path": r.path,
-                 "score": round(r.score, 4)}
+                {
+                    "chunk_id": r.chunk_id,
+                    "collection": r.collection,
+                    "path": r.path,
+                    "score": round(r.score, 4),
+                }
                 for r in self.retrieved
             ],
             "omitted": [

@@ -141,9 +141,7 @@ class Config(_Model):
 
     @field_validator("collections")
     @classmethod
-    def _unique_names(
-        cls, value: tuple[CollectionConfig, ...]
-    ) -> tuple[CollectionConfig, ...]:
+    def _unique_names(cls, value: tuple[CollectionConfig, ...]) -> tuple[CollectionConfig, ...]:
         seen: set[str] = set()
         for collection in value:
             if collection.name in seen:
@@ -238,7 +236,6 @@ def _has(node: Any, item: int | str) -> bool:
     if isinstance(node, list):
         return isinstance(item, int) and 0 <= item < len(node)
     return isinstance(node, dict) and item in node
-
 
 
 def source_url(collection: CollectionConfig, path: str, start: int, end: int) -> str | None:

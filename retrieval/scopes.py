@@ -36,9 +36,7 @@ class Scope:
         }
 
 
-def resolve_scope(
-    config: Config, team_id: str, channel_id: str, kind: ConversationKind
-) -> Scope:
+def resolve_scope(config: Config, team_id: str, channel_id: str, kind: ConversationKind) -> Scope:
     """Apply design.md's rules; everything unknown or unverifiable fails closed."""
     return Scope(team_id, channel_id, kind, _collections(config, team_id, channel_id, kind))
 

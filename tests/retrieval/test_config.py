@@ -58,7 +58,9 @@ def test_config_unknown_key_names_file_and_key(tmp_path: Path) -> None:
 
 
 def test_config_unknown_key_inside_a_collection_names_the_collection(tmp_path: Path) -> None:
-    message = _error(tmp_path, VALID.replace("    path: payments", "    path: payments\n    acess: x"))
+    message = _error(
+        tmp_path, VALID.replace("    path: payments", "    path: payments\n    acess: x")
+    )
     assert "collections[1] (payments).acess" in message
 
 
@@ -74,19 +76,23 @@ def test_config_private_collection_without_channels(tmp_path: Path) -> None:
 
 
 def test_config_channel_name_instead_of_id(tmp_path: Path) -> None:
-    message = _error(tmp_path, VALID.replace("C0PAYMENTS", "\"payments\""))
+    message = _error(tmp_path, VALID.replace("C0PAYMENTS", '"payments"'))
     assert "'payments' is not a channel ID" in message
     assert "collections[1] (payments).channels" in message
 
 
 def test_config_missing_folder(tmp_path: Path) -> None:
     path = _write(tmp_path, VALID.replace("path: payments", "path: nowhere"))
-    with pytest.raises(ConfigError, match=r"collections\[1\]\.path: folder .*nowhere does not exist"):
+    with pytest.raises(
+        ConfigError, match=r"collections\[1\]\.path: folder .*nowhere does not exist"
+    ):
         load_config(path)
 
 
 def test_config_empty_include(tmp_path: Path) -> None:
-    message = _error(tmp_path, VALID.replace("    path: handbook\n", "    path: handbook\n    include: []\n"))
+    message = _error(
+        tmp_path, VALID.replace("    path: handbook\n", "    path: handbook\n    include: []\n")
+    )
     assert "include is empty" in message
 
 

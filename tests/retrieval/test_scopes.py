@@ -33,10 +33,15 @@ def test_scope_public_channel_sees_public_collections(config: Config) -> None:
 
 def test_scope_listed_channel_adds_its_private_collections(config: Config) -> None:
     assert resolve_scope(config, "T1", "C0PAY", ConversationKind.CHANNEL).collections == (
-        "handbook", "payments", "runbooks", "security",
+        "handbook",
+        "payments",
+        "runbooks",
+        "security",
     )
     assert resolve_scope(config, "T1", "G0PAYPRIV", ConversationKind.PRIVATE).collections == (
-        "handbook", "payments", "runbooks",
+        "handbook",
+        "payments",
+        "runbooks",
     )
 
 
@@ -57,7 +62,8 @@ def test_scope_external_channel_follows_config_and_never_gets_private(
 
 def test_scope_dm_follows_config(config: Config) -> None:
     assert resolve_scope(config, "T1", "D0ME", ConversationKind.DM).collections == (
-        "handbook", "runbooks",
+        "handbook",
+        "runbooks",
     )
     closed = config.model_copy(
         update={"conversations": config.conversations.model_copy(update={"dm": "none"})}
@@ -67,7 +73,8 @@ def test_scope_dm_follows_config(config: Config) -> None:
 
 def test_scope_unknown_properties_fail_closed(config: Config) -> None:
     assert resolve_scope(config, "T1", "C0OTHER", ConversationKind.UNKNOWN).collections == (
-        "handbook", "runbooks",
+        "handbook",
+        "runbooks",
     )
     assert resolve_scope(config, "T1", "C0PAY", ConversationKind.UNKNOWN).is_empty
 
@@ -75,6 +82,8 @@ def test_scope_unknown_properties_fail_closed(config: Config) -> None:
 def test_scope_to_dict_matches_the_answer_contract(config: Config) -> None:
     scope = resolve_scope(config, "T1", "C0GENERAL", ConversationKind.CHANNEL)
     assert scope.to_dict() == {
-        "team": "T1", "channel": "C0GENERAL", "kind": "channel",
+        "team": "T1",
+        "channel": "C0GENERAL",
+        "kind": "channel",
         "collections": ["handbook", "runbooks"],
     }

@@ -1,0 +1,121 @@
+"""Channel policy: what kind of conversation a channel is (via conversations.info), hence its Scope.
+
+Lookups are cached for a short TTL; anything that cannot be verified fails closed (design.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from retrieval.config import Config
+from retrieval.scopes import ConversationKind, Scope, resolve_scope
+
+log = logging.getLogger("docbot.policy")
+
+# channel id -> the `channel` object of conversations.info; raises ChannelLookupError.
+ChannelLookup = Callable[[str], Awaitable[Mapping[str, Any]]]
+
+
+class ChannelLookupError(Exception):
+    """conversations.info did not answer; the policy turns this into ConversationKind.UNKNOWN."""
+
+
+def conversation_kind(info: Mapping[str, Any]) -> ConversationKind:
+    """Classify a conversations.info `channel` object, outside-the-org sharing first."""
+    if info.get("is_ext_shared") or info.get("is_pending_ext_shared") or info.get("pending_shared"):
+        return ConversationKind.EXTERNAL
+    # Shared but not within our own Enterprise org: the other side is another organisation.
+    if info.get("is_shared") and not info.get("is_org_shared"):
+        return ConversationKind.EXTERNAL
+    if info.get("is_im") or info.get("is_mpim"):
+        return ConversationKind.DM
+    if info.get("is_private") or info.get("is_group"):
+        return ConversationKind.PRIVATE
+    return ConversationKind.CHANNEL
+
+
+def slack_channel_lookup(client: AsyncWebClient) -> ChannelLookup:
+    """conversations.info through the app's Web API client, errors translated at this seam."""
+
+    async def lookup(channel_id: str) -> Mapping[str, Any]:
+        try:
+            response = await client.conversations_info(channel=channel_id)
+        except SlackApiError as exc:
+            error = exc.response.get("error")
+            raise ChannelLookupError(f"conversations.info {channel_id}: {error}") from exc
+        except (SlackClientError, OSError, TimeoutError) as exc:
+            raise ChannelLookupError(f"conversations.info {channel_id}: {exc!r}") from exc
+        channel = response.get("channel")
+        if not isinstance(channel, Mapping):
+            raise ChannelLookupError(f"conversations.info {channel_id}: no channel in the response")
+        return channel
+
+    return lookup
+
+
+@dataclass(slots=True)
+class _Cached:
+    kind: ConversationKind
+    expires: float
+
+
+class ChannelPolicy:
+    """Scopes for conversations; one conversations.info call per channel per `ttl_seconds`."""
+
+    def __init__(
+        self,
+        config: Config,
+        lookup: ChannelLookup,
+        *,
+        ttl_seconds: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._config = config
+        self._lookup = lookup
+        self._ttl = ttl_seconds
+        self._clock = clock
+        self._cache: dict[tuple[str, str], _Cached] = {}
+
+    async def scope_for(
+        self,
+        team_id: str,
+        channel_id: str,
+        channel_type: str | None,
+        *,
+        ext_shared: bool = False,
+    ) -> Scope:
+        """`ext_shared` (the event's flag) can only narrow access; `channel_type` (the event's
+        hint) is used only when the lookup fails."""
+        if team_id not in self._config.teams:
+            return resolve_scope(self._config, team_id, channel_id, ConversationKind.UNKNOWN)
+        if ext_shared:
+            kind = ConversationKind.EXTERNAL
+        else:
+            kind = await self._kind(team_id, channel_id, channel_type)
+        return resolve_scope(self._config, team_id, channel_id, kind)
+
+    async def _kind(
+        self, team_id: str, channel_id: str, channel_type: str | None
+    ) -> ConversationKind:
+        key = (team_id, channel_id)
+        cached = self._cache.get(key)
+        now = self._clock()
+        if cached is not None and cached.expires > now:
+            return cached.kind
+        try:
+            info = await self._lookup(channel_id)
+        except ChannelLookupError as exc:
+            # Not cached: the next question retries, and until then we fail closed.
+            log.warning("channel %s: %s; treating it as unknown (public collections only)",
+                        channel_id, exc)
+            return ConversationKind.DM if channel_type == "im" else ConversationKind.UNKNOWN
+        kind = conversation_kind(info)
+        self._cache[key] = _Cached(kind, now + self._ttl)
+        return kind

@@ -1,0 +1,285 @@
+"""Block Kit rendering: answers, help and errors as Slack messages that stay inside Slack's limits.
+
+Pure functions. All text from documents, models or users is escaped here and links come only
+from `Source.url`, so a reply can never ping a channel, mention someone or forge a link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from grounding.answer import Answer, AnswerStatus, Claim, Source
+from retrieval.config import FeedbackConfig
+
+MAX_BLOCKS = 50
+# Slack rejects section text of 3,000 characters or more; stay clearly under it.
+SECTION_CHARS = 2_900
+# Long replies are unreadable in a thread and the whole payload has a size cap: claims beyond
+# this many characters are cut with a visible note (sources are always kept).
+CLAIM_BUDGET_CHARS = 12_000
+SOURCE_BUDGET_CHARS = 12_000
+SOURCE_LABEL_CHARS = 400
+# A longer link is not one a person can use; the source is then shown without it.
+MAX_URL_CHARS = 1_500
+FALLBACK_CHARS = 3_000
+ELLIPSIS = "…"
+_URL_ESCAPES = str.maketrans(
+    {"|": "%7C", "<": "%3C", ">": "%3E", " ": "%20", "\t": "%09", "\n": None, "\r": None}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    text: str  # the notification / fallback text; never empty
+    blocks: tuple[dict[str, Any], ...]
+
+
+def escape(text: str) -> str:
+    """Slack mrkdwn escaping: `&`, `<` and `>` lose their control meaning (`&` first)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def safe_url(url: str | None) -> str | None:
+    """A URL fit to go inside `<url|label>`, or None when it is not an http(s) link.
+
+    `|` and `>` would end the URL early and let the rest forge a label or a new link, so they
+    (and `<` and whitespace) are percent-encoded; `&` is entity-escaped as Slack expects.
+    """
+    if not url or not url.startswith(("https://", "http://")):
+        return None
+    return url.translate(_URL_ESCAPES).replace("&", "&amp;")
+
+
+def post_kwargs(message: Message) -> dict[str, Any]:
+    """The arguments for `chat.postMessage` / `chat.update` (besides channel and thread)."""
+    return {
+        "text": message.text,
+        "blocks": [dict(block) for block in message.blocks],
+        "unfurl_links": False,
+        "unfurl_media": False,
+    }
+
+
+def render_answer(answer: Answer, feedback: FeedbackConfig) -> Message:
+    """The reply for one answer; each status gets its own message, none is silent."""
+    match answer.status:
+        case AnswerStatus.ANSWERED if answer.claims:
+            return _render_claims(answer, feedback)
+        case AnswerStatus.ANSWERED | AnswerStatus.NOT_FOUND:
+            return _render_not_found(answer)
+        case AnswerStatus.REFUSED:
+            return _render_refused()
+        case AnswerStatus.ERROR:
+            return render_error(answer.message)
+
+
+def render_help(collections: Sequence[str], feedback: FeedbackConfig) -> Message:
+    """The reply to an empty mention: how to ask, and what this conversation can read."""
+    how = (
+        "Ask me about your team's docs by mentioning me with a question, for example "
+        "`@docbot how do I roll back a deploy?` I answer in the thread and link every claim "
+        "to the file, section and lines it comes from."
+    )
+    if collections:
+        names = ", ".join(f"*{escape(name)}*" for name in collections)
+        where = _clip_escaped(f"Here I can read: {names}.", SECTION_CHARS)
+    else:
+        where = (
+            "This conversation may not read any documentation collection yet: ask a docbot "
+            "admin to give it access in `docbot.yml`."
+        )
+    blocks: list[dict[str, Any]] = [_section(how), _section(where)]
+    footer = _feedback_footer(feedback)
+    if footer:
+        blocks.append(_context(footer))
+    return Message(text=_plain(f"{how} {where}"), blocks=tuple(blocks))
+
+
+def render_error(message: str) -> Message:
+    """A reply for when answering or posting failed unexpectedly; `message` is shown escaped."""
+    detail = message.strip() or "an unexpected error"
+    text = (
+        f":warning: Sorry, I could not answer this: {escape(_clip(detail, 500))}\n"
+        "Please try again in a minute; if it keeps failing, tell the docbot admins."
+    )
+    return Message(text=_plain(text), blocks=(_section(text),))
+
+
+def _render_not_found(answer: Answer) -> Message:
+    searched = ", ".join(f"*{escape(name)}*" for name in answer.scope.collections)
+    where = f" in {searched}" if searched else ""
+    text = (
+        f":mag: I couldn't find a verified answer to this{where}. "
+        "Try rephrasing with the words the docs use, or ask a teammate."
+    )
+    blocks = [_section(text)]
+    if answer.message.strip():
+        blocks.append(_context(escape(_clip(answer.message.strip(), 1_000))))
+    return Message(text=_plain(text), blocks=tuple(blocks))
+
+
+def _render_refused() -> Message:
+    text = (
+        ":no_entry: This conversation may not read any documentation collection, so I can't "
+        "answer here. Ask a docbot admin to give it access in `docbot.yml`, or ask me in a "
+        "channel that has access."
+    )
+    return Message(text=_plain(text), blocks=(_section(text),))
+
+
+def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
+    urls = {s.n: safe_url(s.url) for s in answer.sources}
+    lines = [_claim_line(claim, urls, bullet=len(answer.claims) > 1) for claim in answer.claims]
+    tail = [_context(text) for text in _source_texts(answer.sources)]
+    footer = _feedback_footer(feedback)
+    if footer:
+        tail.append(_context(footer))
+    # One block stays free for the truncation note.
+    sections, shown = _claim_sections(lines, MAX_BLOCKS - len(tail) - 1)
+    blocks = [_section(text) for text in sections]
+    if shown < len(lines):
+        hidden = len(lines) - shown
+        note = f"{ELLIPSIS} {_count(hidden, 'more claim')} not shown: the answer was too long"
+        blocks.append(_context(note + " for one Slack message."))
+    return Message(text=_fallback(answer), blocks=(*blocks, *tail))
+
+
+def _claim_line(claim: Claim, urls: dict[int, str | None], *, bullet: bool) -> str:
+    markers = "".join(_marker(n, urls.get(n)) for n in claim.citations)
+    prefix = "• " if bullet else ""
+    text = _clip_escaped(escape(claim.text.strip()), CLAIM_BUDGET_CHARS)
+    return f"{prefix}{text} {markers}".rstrip()
+
+
+def _marker(n: int, url: str | None) -> str:
+    return f"<{url}|[{n}]>" if url else f"[{n}]"
+
+
+def _claim_sections(lines: Sequence[str], room: int) -> tuple[list[str], int]:
+    """Claim lines packed into at most `room` sections within the budget; how many lines fit.
+
+    The first claim is always shown: it is clipped to the budget, so it needs few sections.
+    """
+    sections: list[str] = []
+    used = 0
+    for shown, line in enumerate(lines):
+        candidate = _append_parts(sections, _split_line(line))
+        used += len(line)
+        if shown and (len(candidate) > room or used > CLAIM_BUDGET_CHARS):
+            return sections, shown
+        sections = candidate
+    return sections, len(lines)
+
+
+def _append_parts(sections: list[str], parts: list[str]) -> list[str]:
+    """`parts` (one claim, pre-split to fit) appended, sharing the last section when it fits."""
+    result = list(sections)
+    for part in parts:
+        if result and len(result[-1]) + 1 + len(part) <= SECTION_CHARS:
+            result[-1] = f"{result[-1]}\n{part}"
+        else:
+            result.append(part)
+    return result
+
+
+def _split_line(line: str) -> list[str]:
+    """An over-long line split at spaces (links hold none), else at a link- and entity-safe cut."""
+    parts: list[str] = []
+    while len(line) > SECTION_CHARS:
+        cut = line.rfind(" ", 0, SECTION_CHARS)
+        if cut <= 0:
+            cut = _safe_cut(line, SECTION_CHARS)
+        parts.append(line[:cut])
+        line = line[cut:].lstrip(" ")
+    parts.append(line)
+    return parts
+
+
+def _safe_cut(text: str, limit: int) -> int:
+    """A cut at or before `limit` that splits neither a `<link|label>` nor an `&amp;` entity."""
+    cut = limit
+    opening = text.rfind("<", 0, cut)
+    if opening > 0 and text.find(">", opening, cut) == -1:
+        cut = opening
+    ampersand = text.rfind("&", max(0, cut - 5), cut)
+    if ampersand > 0 and ";" not in text[ampersand:cut]:
+        cut = ampersand
+    return cut
+
+
+def _clip_escaped(text: str, limit: int) -> str:
+    """Clip escaped text without leaving half an entity behind."""
+    if len(text) <= limit:
+        return text
+    return text[: _safe_cut(text, limit - 1)].rstrip() + ELLIPSIS
+
+
+def _source_texts(sources: Sequence[Source]) -> list[str]:
+    """The "Sources" context texts: every line whole, within the block and character budgets."""
+    lines = [_source_line(source) for source in sources]
+    texts = ["*Sources*"]
+    used = 0
+    for index, line in enumerate(lines):
+        used += len(line)
+        if used > SOURCE_BUDGET_CHARS:
+            hidden = len(lines) - index
+            texts.append(f"{ELLIPSIS} {_count(hidden, 'more source')} not shown.")
+            return texts
+        if len(texts[-1]) + 1 + len(line) <= SECTION_CHARS:
+            texts[-1] = f"{texts[-1]}\n{line}"
+        else:
+            texts.append(line)
+    return texts
+
+
+def _source_line(source: Source) -> str:
+    where = source.path + (f" § {source.heading.strip()}" if source.heading.strip() else "")
+    span = f"L{source.start_line}" + (
+        f"–L{source.end_line}" if source.end_line != source.start_line else ""
+    )
+    label = f"{_clip_escaped(escape(f'[{source.n}] {where}'), SOURCE_LABEL_CHARS)} ({span})"
+    url = safe_url(source.url)
+    linked = f"<{url}|{label}>" if url and len(url) <= MAX_URL_CHARS else label
+    updated = source.updated.strip()
+    return linked + (f" · updated {escape(_clip(updated, 40))}" if updated else "")
+
+
+def _feedback_footer(feedback: FeedbackConfig) -> str:
+    parts = []
+    if feedback.wrong:
+        parts.append(f":{escape(feedback.wrong[0])}: if this is wrong")
+    if feedback.helpful:
+        parts.append(f":{escape(feedback.helpful[0])}: if it helped")
+    return "React " + ", ".join(parts) + "." if parts else ""
+
+
+def _fallback(answer: Answer) -> str:
+    """Plain notification text: the claims, then the numbered sources, escaped and clipped."""
+    claims = " ".join(
+        f"{c.text.strip()} " + "".join(f"[{n}]" for n in c.citations) for c in answer.claims
+    )
+    sources = "; ".join(f"[{s.n}] {s.path} (L{s.start_line}-L{s.end_line})" for s in answer.sources)
+    text = f"{claims} Sources: {sources}" if sources else claims
+    return escape(_clip(" ".join(text.split()), FALLBACK_CHARS))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _plain(text: str) -> str:
+    return _clip(" ".join(text.split()), FALLBACK_CHARS)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def _context(text: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}

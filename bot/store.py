@@ -1,0 +1,360 @@
+"""The answer store: every reply docbot posted, the feedback on it, and event de-duplication.
+
+`AnswerStore` is the seam the Slack app depends on; `SQLiteAnswerStore` is the embedded default
+(one file, WAL, schema versioned with `PRAGMA user_version`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from retrieval.errors import DocbotError
+
+FEEDBACK_KINDS = ("wrong", "helpful")
+# Slack retries a delivery within minutes; three days of processed ids is ample and keeps the
+# table small. Older ids are pruned on open and then at most once an hour.
+EVENT_RETENTION_SECONDS = 3 * 24 * 3600
+PRUNE_EVERY_SECONDS = 3600
+
+
+class StoreError(DocbotError):
+    """The answer store cannot be opened, read or written."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    team: str
+    channel: str
+    thread_ts: str  # the thread the reply is in
+    reply_ts: str  # docbot's reply message
+    question_ts: str  # the message that asked
+    asker: str
+    question: str
+    answer: dict[str, Any]  # Answer.to_dict()
+    created: str  # ISO 8601
+    id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackReason:
+    user: str
+    text: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackEntry:
+    """One reaction on an answer, with the answer it judges and the reasons its author gave."""
+
+    answer_id: int
+    kind: str  # wrong | helpful
+    emoji: str
+    user: str
+    at: str
+    record: AnswerRecord
+    reasons: tuple[FeedbackReason, ...]  # from the same user on the same answer, oldest first
+
+
+class AnswerStore(Protocol):
+    def claim_event(self, event_id: str) -> bool: ...
+    def claim_mention(self, team: str, channel: str, ts: str) -> bool: ...
+    def save_answer(self, record: AnswerRecord) -> int: ...
+    def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None: ...
+    def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]: ...
+    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
+    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
+    def wrong_count(self, answer_id: int) -> int: ...
+    def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None: ...
+    def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...
+    def close(self) -> None: ...
+
+
+# Each entry moves the schema from version i to i + 1; append, never edit, once released.
+_MIGRATIONS = (
+    """
+    CREATE TABLE answers (
+        id INTEGER PRIMARY KEY,
+        team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+        reply_ts TEXT NOT NULL, question_ts TEXT NOT NULL, asker TEXT NOT NULL,
+        question TEXT NOT NULL, status TEXT NOT NULL, generator TEXT NOT NULL,
+        answer_json TEXT NOT NULL, created TEXT NOT NULL,
+        UNIQUE (team, channel, reply_ts)
+    );
+    CREATE INDEX answers_thread ON answers (team, channel, thread_ts);
+    CREATE TABLE feedback (
+        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+        user TEXT NOT NULL, kind TEXT NOT NULL, emoji TEXT NOT NULL, at TEXT NOT NULL,
+        PRIMARY KEY (answer_id, user, emoji)
+    );
+    CREATE TABLE reasons (
+        id INTEGER PRIMARY KEY,
+        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+        user TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL
+    );
+    CREATE INDEX reasons_answer ON reasons (answer_id, user);
+    CREATE TABLE processed_events (event_id TEXT PRIMARY KEY, seen REAL NOT NULL);
+    CREATE INDEX processed_events_seen ON processed_events (seen);
+    CREATE TABLE processed_mentions (
+        team TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT NOT NULL, seen REAL NOT NULL,
+        PRIMARY KEY (team, channel, ts)
+    );
+    CREATE INDEX processed_mentions_seen ON processed_mentions (seen);
+    """,
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+_ANSWER_FIELDS = (
+    "id", "team", "channel", "thread_ts", "reply_ts", "question_ts", "asker", "question",
+    "answer_json", "created",
+)  # fmt: skip
+_ANSWER_COLUMNS = ", ".join(_ANSWER_FIELDS)
+
+
+class SQLiteAnswerStore:
+    """`AnswerStore` on one SQLite file; safe to share between the threads of one process."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        event_retention_seconds: float = EVENT_RETENTION_SECONDS,
+    ) -> None:
+        self._path = path
+        self._clock = clock
+        self._retention = event_retention_seconds
+        self._lock = threading.Lock()
+        self._last_prune = float("-inf")
+        self._conn = self._open(path)
+        with self._write():
+            self._prune_if_due()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def claim_event(self, event_id: str) -> bool:
+        """True only the first time `event_id` is seen, also across restarts."""
+        with self._write() as conn:
+            self._prune_if_due()
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO processed_events (event_id, seen) VALUES (?, ?)",
+                (event_id, self._clock()),
+            )
+            return cursor.rowcount == 1
+
+    def claim_mention(self, team: str, channel: str, ts: str) -> bool:
+        """True only the first time this message is handled (it may arrive under two event ids)."""
+        with self._write() as conn:
+            self._prune_if_due()
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO processed_mentions (team, channel, ts, seen) "
+                "VALUES (?, ?, ?, ?)",
+                (team, channel, ts, self._clock()),
+            )
+            return cursor.rowcount == 1
+
+    def save_answer(self, record: AnswerRecord) -> int:
+        answer = record.answer
+        with self._write() as conn:
+            try:
+                cursor = conn.execute(
+                    "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
+                    "question, status, generator, answer_json, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        record.team, record.channel, record.thread_ts, record.reply_ts,
+                        record.question_ts, record.asker, record.question,
+                        str(answer.get("status", "")), str(answer.get("generator", "")),
+                        json.dumps(answer, ensure_ascii=False, sort_keys=True), record.created,
+                    ),
+                )  # fmt: skip
+            except sqlite3.IntegrityError:
+                raise StoreError(
+                    f"{self._path}: an answer for reply {record.reply_ts} in channel "
+                    f"{record.channel} is already stored; each reply is saved once."
+                ) from None
+            assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+            return cursor.lastrowid
+
+    def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None:
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {_ANSWER_COLUMNS} FROM answers "
+                "WHERE team = ? AND channel = ? AND reply_ts = ?",
+                (team, channel, reply_ts),
+            ).fetchone()
+        return None if row is None else _record(row)
+
+    def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
+        """The questions docbot replied to in this thread, oldest first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT question FROM answers WHERE team = ? AND channel = ? AND thread_ts = ? "
+                "ORDER BY id",
+                (team, channel, thread_ts),
+            ).fetchall()
+        return tuple(row[0] for row in rows)
+
+    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
+        """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
+        if kind not in FEEDBACK_KINDS:
+            raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
+        with self._write() as conn:
+            self._require_answer(conn, answer_id)
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO feedback (answer_id, user, kind, emoji, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (answer_id, user, kind, emoji, at),
+            )
+            return cursor.rowcount == 1
+
+    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
+        """Retract a reaction; False when there was nothing to retract."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?",
+                (answer_id, user, emoji),
+            )
+            return cursor.rowcount == 1
+
+    def wrong_count(self, answer_id: int) -> int:
+        """How many people marked the answer wrong (two wrong-emoji from one person count once)."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT COUNT(DISTINCT user) FROM feedback WHERE answer_id = ? AND kind = 'wrong'",
+                (answer_id,),
+            ).fetchone()
+        return int(row[0])
+
+    def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None:
+        with self._write() as conn:
+            self._require_answer(conn, answer_id)
+            conn.execute(
+                "INSERT INTO reasons (answer_id, user, text, at) VALUES (?, ?, ?, ?)",
+                (answer_id, user, text, at),
+            )
+
+    def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
+        """Every recorded reaction joined with its answer and reasons, oldest first."""
+        where = "WHERE f.kind = 'wrong'" if wrong_only else ""
+        columns = ", ".join(f"a.{field}" for field in _ANSWER_FIELDS)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT f.kind, f.emoji, f.user, f.at, {columns} FROM feedback f "
+                f"JOIN answers a ON a.id = f.answer_id {where} ORDER BY f.at, a.id, f.user"
+            ).fetchall()
+            reasons = _reasons(conn)
+        return tuple(
+            FeedbackEntry(
+                answer_id=row[4], kind=row[0], emoji=row[1], user=row[2], at=row[3],
+                record=_record(row[4:]), reasons=reasons.get((row[4], row[2]), ()),
+            )
+            for row in rows
+        )  # fmt: skip
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _open(self, path: Path) -> sqlite3.Connection:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # One connection guarded by a lock: SQLite serialises writers anyway, and the
+            # Slack app runs its handlers on a few threads of one process.
+            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA busy_timeout = 5000")
+            _migrate(conn, path)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(
+                f"{path}: cannot open the answer store ({exc}). Check that the state_dir in "
+                "docbot.yml is writable and that the file is a docbot SQLite database."
+            ) from exc
+        return conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._translated():
+            yield self._conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: committed on success, rolled back on any error."""
+        with self._lock, self._translated():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"{self._path}: the answer store failed ({exc}). If the disk is full or the "
+                "file is damaged, fix it or move it aside; docbot creates a new one."
+            ) from exc
+
+    def _prune_if_due(self) -> None:
+        now = self._clock()
+        if now - self._last_prune < PRUNE_EVERY_SECONDS:
+            return
+        cutoff = now - self._retention
+        self._conn.execute("DELETE FROM processed_events WHERE seen < ?", (cutoff,))
+        self._conn.execute("DELETE FROM processed_mentions WHERE seen < ?", (cutoff,))
+        self._last_prune = now
+
+    def _require_answer(self, conn: sqlite3.Connection, answer_id: int) -> None:
+        if conn.execute("SELECT 1 FROM answers WHERE id = ?", (answer_id,)).fetchone() is None:
+            raise StoreError(f"{self._path}: no answer with id {answer_id} is stored.")
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: the answer store has schema version {version}, newer than this docbot "
+            f"understands ({SCHEMA_VERSION}). Upgrade docbot, or point state_dir elsewhere."
+        )
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _MIGRATIONS[target - 1].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {target}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+def _record(row: tuple[Any, ...]) -> AnswerRecord:
+    return AnswerRecord(
+        id=row[0], team=row[1], channel=row[2], thread_ts=row[3], reply_ts=row[4],
+        question_ts=row[5], asker=row[6], question=row[7], answer=json.loads(row[8]),
+        created=row[9],
+    )  # fmt: skip
+
+
+def _reasons(conn: sqlite3.Connection) -> dict[tuple[int, str], tuple[FeedbackReason, ...]]:
+    grouped: dict[tuple[int, str], list[FeedbackReason]] = {}
+    for answer_id, user, text, at in conn.execute(
+        "SELECT answer_id, user, text, at FROM reasons ORDER BY at, id"
+    ):
+        grouped.setdefault((answer_id, user), []).append(FeedbackReason(user, text, at))
+    return {key: tuple(value) for key, value in grouped.items()}

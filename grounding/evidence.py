@@ -1,11 +1,29 @@
-"""The evidence packet: a small, labelled, budgeted set of chunks, and a ledger of what was left out."""
+"""The evidence packet: a small, labelled, budgeted set of chunks and a ledger of what was left out.
+
+`pack` is pure: hits in rank order in, E1..En and the reason for every omitted candidate out.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
-from retrieval.chunks import Chunk
+from grounding.untrusted import evidence_block
+from retrieval.chunks import Chunk, Hit
 from retrieval.scopes import Scope
+
+Adjacent = Callable[[Chunk], tuple[Chunk | None, Chunk | None]]
+
+# A chunk this short under its heading is an introduction: the substance is in the next chunk.
+THIN_WORDS = 40
+_CONTINUES_LIST = re.compile(r"^\s*(?:(?:step\s+)?(\d+)[.):]|[-*+]\s|[a-z]\)\s)", re.IGNORECASE)
+_HEADING_LINE = re.compile(r"^\s*(?:#{1,6}\s|([=\-~^\"'`#*+:.])\1{2,}\s*$)")
+
+
+class TokenCounter(Protocol):
+    def count(self, text: str) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,3 +66,202 @@ class EvidencePacket:
             if item.label == label:
                 return item
         return None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(item.label for item in self.items)
+
+
+@dataclass(slots=True)
+class _Packing:
+    """The mutable state of one `pack` call; frozen into an EvidencePacket at the end."""
+
+    policy: PackPolicy
+    counter: TokenCounter
+    items: list[EvidenceItem] = field(default_factory=list)
+    omitted: list[Omission] = field(default_factory=list)
+    tokens: int = 0
+    full: bool = False  # the budget stopped the packing
+    neighbours: int = 0
+    by_id: dict[str, str] = field(default_factory=dict)  # chunk id -> label
+    by_digest: dict[str, int] = field(default_factory=dict)  # digest -> item index
+    per_source: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def next_label(self, offset: int = 0) -> str:
+        return f"E{len(self.items) + 1 + offset}"
+
+    def cost(self, chunk: Chunk, offset: int = 0) -> int:
+        return self.counter.count(evidence_block(self.next_label(offset), chunk))
+
+    def fits(self, tokens: int) -> bool:
+        return self.tokens + tokens <= self.policy.evidence_tokens
+
+    def add(self, chunk: Chunk, score: float, tokens: int, *, neighbour: bool = False) -> None:
+        label = self.next_label()
+        self.by_id[chunk.chunk_id] = label
+        self.by_digest.setdefault(chunk.digest, len(self.items))
+        self.items.append(EvidenceItem(label, chunk, score, neighbour=neighbour))
+        self.tokens += tokens
+        self.neighbours += neighbour
+
+    def omit(self, chunk_id: str, reason: str, detail: str = "") -> None:
+        self.omitted.append(Omission(chunk_id, reason, detail))
+
+
+def pack(
+    question: str,
+    scope: Scope,
+    generation: str,
+    hits: Sequence[Hit],
+    policy: PackPolicy,
+    counter: TokenCounter,
+    adjacent: Adjacent | None = None,
+) -> EvidencePacket:
+    """Select evidence from `hits` (in rank order) under `policy`; ledger every one left out.
+
+    Order of the rules: a chunk id already packed is a `duplicate`; a score under the minimum is
+    `below_min_score`; a text already packed (same digest) is `same_text_as` its representative;
+    a (collection, path) at its limit is `per_source_limit`; the first hit that does not fit the
+    token budget stops the packing and it and every later candidate is `budget`.
+    Neighbours (policy.neighbours, when `adjacent` is given) fill in the start of a procedure or
+    the body under a bare heading; they do not count towards the per-source limit.
+    """
+    state = _Packing(policy, counter)
+    for hit in sorted(hits, key=lambda h: h.rank):
+        reason = _rejection(state, hit)
+        if reason is not None:
+            state.omit(hit.chunk.chunk_id, *reason)
+            continue
+        _take(state, hit, adjacent if policy.neighbours else None)
+    return EvidencePacket(
+        question=question,
+        scope=scope,
+        generation=generation,
+        policy=policy,
+        items=_with_same_text(state),
+        omitted=tuple(state.omitted),
+        tokens=state.tokens,
+    )
+
+
+def _rejection(state: _Packing, hit: Hit) -> tuple[str, str] | None:
+    chunk = hit.chunk
+    if chunk.chunk_id in state.by_id:
+        return "duplicate", state.by_id[chunk.chunk_id]
+    if hit.score < state.policy.min_score:
+        return "below_min_score", f"score {hit.score:.4g} < {state.policy.min_score:.4g}"
+    if chunk.digest in state.by_digest:
+        return "same_text_as", state.items[state.by_digest[chunk.digest]].chunk.chunk_id
+    source = (chunk.collection, chunk.path)
+    if state.per_source.get(source, 0) >= state.policy.per_source_limit:
+        return "per_source_limit", f"{chunk.collection}/{chunk.path}"
+    if state.full:
+        return "budget", "the evidence budget was already spent"
+    return None
+
+
+def _take(state: _Packing, hit: Hit, adjacent: Adjacent | None) -> None:
+    """Pack `hit`, with the neighbour it needs when that also fits; or stop at the budget."""
+    chunk = hit.chunk
+    tokens = state.cost(chunk)
+    if not state.fits(tokens):
+        state.full = True
+        left = state.policy.evidence_tokens - state.tokens
+        state.omit(chunk.chunk_id, "budget", f"needs {tokens} tokens, {left} left")
+        return
+    before, after = _neighbours(state, chunk, adjacent)
+    if before is not None:
+        before_tokens = state.cost(before)
+        tokens_after_before = state.cost(chunk, offset=1)
+        if state.fits(before_tokens + tokens_after_before):
+            state.add(before, hit.score, before_tokens, neighbour=True)
+            tokens = tokens_after_before
+    state.add(chunk, hit.score, tokens)
+    state.per_source[(chunk.collection, chunk.path)] = (
+        state.per_source.get((chunk.collection, chunk.path), 0) + 1
+    )
+    if after is not None:
+        after_tokens = state.cost(after)
+        if state.fits(after_tokens):
+            state.add(after, hit.score, after_tokens, neighbour=True)
+
+
+def _neighbours(
+    state: _Packing, chunk: Chunk, adjacent: Adjacent | None
+) -> tuple[Chunk | None, Chunk | None]:
+    """The previous and/or next chunk of the same section that `chunk` needs to be read right."""
+    if adjacent is None or state.neighbours >= state.policy.neighbour_cap:
+        return None, None
+    previous, following = adjacent(chunk)
+    # The two cases exclude each other: mid-section needs a previous chunk of the same section,
+    # a thin opening needs the previous chunk to be of another section (or none).
+    if (
+        previous is not None
+        and _usable(state, chunk, previous)
+        and starts_mid_section(chunk, previous)
+    ):
+        return previous, None
+    if (
+        following is not None
+        and _usable(state, chunk, following)
+        and thin_under_heading(chunk, previous)
+    ):
+        return None, following
+    return None, None
+
+
+def _usable(state: _Packing, chunk: Chunk, other: Chunk) -> bool:
+    return (
+        other.heading_path == chunk.heading_path
+        and other.path == chunk.path
+        and other.collection == chunk.collection
+        and other.chunk_id not in state.by_id
+        and other.digest not in state.by_digest
+    )
+
+
+def starts_mid_section(chunk: Chunk, previous: Chunk) -> bool:
+    """True when `chunk` continues `previous` (same section): a list, a sentence, or the section.
+
+    Under a heading, a chunk that follows one of the same heading path is that section's
+    continuation (the chunker starts each section at its heading). Without headings, only the
+    text tells: a numbered item past 1, a bullet, or a sentence resuming in lowercase.
+    """
+    if previous.heading_path != chunk.heading_path:
+        return False
+    if chunk.heading_path:
+        return True
+    first = _first_line(chunk.text)
+    listed = _CONTINUES_LIST.match(first)
+    if listed:
+        return listed.group(1) is None or int(listed.group(1)) > 1
+    return bool(first) and first[0].islower()
+
+
+def thin_under_heading(chunk: Chunk, previous: Chunk | None) -> bool:
+    """True when `chunk` opens its section with little more than the heading itself."""
+    if not chunk.heading_path:
+        return False
+    if previous is not None and previous.heading_path == chunk.heading_path:
+        return False
+    body = [line for line in chunk.text.splitlines() if not _HEADING_LINE.match(line)]
+    body = [line for line in body if line.strip() not in chunk.heading_path]
+    return len(" ".join(body).split()) < THIN_WORDS
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _with_same_text(state: _Packing) -> tuple[EvidenceItem, ...]:
+    """Record on each representative the other hits that had its exact text."""
+    groups: dict[str, list[str]] = {}
+    for omission in state.omitted:
+        if omission.reason == "same_text_as":
+            groups.setdefault(omission.detail, []).append(omission.chunk_id)
+    return tuple(
+        replace(item, same_text=tuple(groups.get(item.chunk.chunk_id, ()))) for item in state.items
+    )

@@ -1,0 +1,96 @@
+"""How one chunk appears in the prompt: a labelled evidence block fenced as untrusted data.
+
+Owns the `<untrusted-source>` delimiter and the neutralizing of anything in document text that
+could pass for it, so a document can never close its own block or open a forged one.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+from retrieval.chunks import Chunk
+
+TAG = "untrusted-source"
+NEUTRALIZED = "[source delimiter removed]"
+
+# Characters a model may read as angle brackets; NFKC already maps the fullwidth and small forms.
+_ANGLE_LOOKALIKES = str.maketrans(
+    {"‹": "<", "〈": "<", "⟨": "<", "˂": "<", "ᐸ": "<"}
+    | {"›": ">", "〉": ">", "⟩": ">", "˃": ">", "ᐳ": ">"}
+)
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+# Matched on the folded text (see _fold). A bare "untrusted source" in prose is left alone unless
+# something tag-like surrounds it: a bracket, a slash, attributes, or a joined/hyphenated name.
+_TAG_LIKE = re.compile(
+    r"(?P<open><[\s/]*)?"
+    r"untrusted(?P<sep>[\s_.:\-\u2010-\u2015\u2212]*)source"
+    r"(?P<attrs>(?:\s+[a-z_\-:]+\s*=\s*(?:\"[^\"<>\n]{0,80}\"|'[^'<>\n]{0,80}'|[^\s<>]{0,80}))*)"
+    r"(?P<close>[\s/]*>)?"
+)
+
+
+def evidence_block(label: str, chunk: Chunk) -> str:
+    """One evidence item exactly as the prompt shows it, and as the budget counts it."""
+    heading = " > ".join(chunk.heading_path) or "(none)"
+    header = (
+        f"[{label}] {chunk.collection}/{chunk.path}\n"
+        f"heading: {heading}\n"
+        f"lines: {chunk.start_line}-{chunk.end_line}\n"
+        f"updated: {chunk.updated}\n"
+    )
+    return f'{neutralize(header)}<{TAG} id="{label}">\n{neutralize(chunk.text)}\n</{TAG}>'
+
+
+def neutralize(text: str) -> str:
+    """`text` with delimiter look-alikes (case, spacing, fullwidth, zero-width, entity) replaced."""
+    folded, origin = _fold(text)
+    spans: list[tuple[int, int]] = []
+    for match in _TAG_LIKE.finditer(folded):
+        if _is_tag_like(match):
+            spans.append((origin[match.start()][0], origin[match.end() - 1][1]))
+    if not spans:
+        return text
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        pieces.append(text[cursor : max(start, cursor)])
+        pieces.append(NEUTRALIZED)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _is_tag_like(match: re.Match[str]) -> bool:
+    sep = match.group("sep")
+    prose = sep != "" and sep.isspace()
+    return not prose or bool(match.group("open") or match.group("close") or match.group("attrs"))
+
+
+def _fold(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """A casefolded, NFKC, entity-decoded copy without invisible characters, mapped back to `text`.
+
+    `origin[i]` is the (start, end) span in `text` of the unit that produced folded character i.
+    """
+    folded: list[str] = []
+    origin: list[tuple[int, int]] = []
+    position = 0
+    while position < len(text):
+        entity = _ENTITY.match(text, position) if text[position] == "&" else None
+        end = entity.end() if entity else position + 1
+        unit = html.unescape(text[position:end]) if entity else text[position]
+        for char in _fold_unit(unit):
+            folded.append(char)
+            origin.append((position, end))
+        position = end
+    return "".join(folded), origin
+
+
+def _fold_unit(unit: str) -> str:
+    out = []
+    for char in unicodedata.normalize("NFKC", unit).translate(_ANGLE_LOOKALIKES).casefold():
+        # Zero-width and other format characters are invisible to a reader: drop them.
+        if unicodedata.category(char) != "Cf":
+            out.append(char)
+    return "".join(out)

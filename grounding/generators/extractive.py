@@ -1,0 +1,383 @@
+"""The extractive generator: answers by quoting the evidence units that best match the question.
+
+No network and no model; deterministic. The embedded default when no OpenAI key is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from grounding.evidence import EvidenceItem, EvidencePacket
+from grounding.generators.base import Generation, GenerationRequest
+from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_units
+from grounding.schema import GroundedClaim, GroundedResponse
+from retrieval.chunks import normalize_text
+
+# The share of the question's weight (IDF over the packet's units) that the best unit and
+# its headings must cover for an answer. Chosen on SQuAD v2.0 dev and tests/grounding/
+# httpx_questions.jsonl with benchmarks/answer_quality.py: see the comment at the end of
+# this module for the sweep and why this point of it.
+DEFAULT_THRESHOLD = 0.55
+
+INSUFFICIENT_MESSAGE = (
+    "The documents this conversation can read do not seem to answer this question."
+)
+
+# A further claim must score at least this share of the best one: more claims only when they
+# are nearly as good, so an answer stays an answer rather than a dump of the top chunk.
+_EXTRA_CLAIM_RATIO = 0.8
+
+_BM25_K1 = 1.2
+_BM25_B = 0.75
+_HEADING_WEIGHT = 0.5  # a question word found only in the unit's headings counts half
+
+_STOPWORD_TEXT = """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing done down during each either few
+    for from further get gets got had has have having he her here hers him his how i if in into is
+    it its itself just let me might more most much must my need no nor not now of off on once
+    only or other our out over own please same shall she should so some such than that the their
+    them then there these they this those through to too under until up us use used using very
+    want was way we were what when where whether which while who whom whose why will with would
+    you your yours"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[./:\-][A-Za-z0-9_]+)*")
+_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_HOW = re.compile(
+    r"^\s*(?:how\b|can\s+i\b|is\s+there\s+a\s+way\b|what(?:'s|\s+is)\s+the\s+way\b|show\b)"
+    r"|\b(?:example|snippet|code)\b",
+    re.IGNORECASE,
+)
+_NUMERIC = re.compile(
+    r"^\s*(?:how\s+(?:many|much|long|old|far|big|large|often)|when\b|what\s+(?:year|date|time))"
+    r"|\bin\s+what\s+year\b|\bwhich\s+year\b",
+    re.IGNORECASE,
+)
+_WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
+
+
+def stem(word: str) -> str:
+    """A crude suffix stripper: applied to both sides, it only has to be consistent."""
+    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ion", ""), ("ed", ""), ("es", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)] + replacement
+            break
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 4:
+        word = word[:-1]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words; an identifier (`follow_redirects`, `HTTP/2`) also counts whole."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        parts = [p.lower() for p in _PART.findall(token)]
+        if len(parts) > 1:
+            out.append(token.lower())
+        out.extend(stem(p) for p in parts if p not in _STOPWORDS and (len(p) > 1 or p.isdigit()))
+    return out
+
+
+def identifiers(question: str) -> tuple[str, ...]:
+    """Tokens of the question that look like code: quoted, dotted, snake_case, camelCase, `a/2`."""
+    found = {m.lower() for m in re.findall(r"`([^`]+)`", question)}
+    for token in _TOKEN.findall(question):
+        if re.search(r"[._/:]|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]", token):
+            found.add(token.lower())
+    return tuple(sorted(found))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One answer unit of one evidence item, with what the scoring needs to know about it."""
+
+    item: EvidenceItem
+    item_index: int
+    unit_index: int
+    unit: Unit
+    units: tuple[Unit, ...]  # all units of the item's chunk, for neighbours
+    terms: Counter[str]
+    context: frozenset[str]  # terms of the unit's headings
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    candidate: Candidate
+    score: float
+    coverage: float  # share of the question's weight found in the unit and its headings
+
+
+def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
+    out: list[Candidate] = []
+    for item_index, item in enumerate(packet.items):
+        units = split_units(item.chunk.text, markup_for(item.chunk.path))
+        for unit_index, unit in enumerate(units):
+            if unit.kind is UnitKind.HEADING:
+                continue
+            headings = " ".join((*item.chunk.heading_path, unit.section))
+            out.append(
+                Candidate(
+                    item,
+                    item_index,
+                    unit_index,
+                    unit,
+                    units,
+                    Counter(terms(unit.text)),
+                    frozenset(terms(headings)),
+                )
+            )
+    return tuple(out)
+
+
+def idf_table(pool: Sequence[Candidate]) -> dict[str, float]:
+    df: Counter[str] = Counter()
+    for candidate in pool:
+        df.update(candidate.terms.keys())
+    n = len(pool)
+    return {term: _idf(n, count) for term, count in df.items()}
+
+
+def _idf(n: int, df: int) -> float:
+    # BM25's IDF, kept positive: a word in every unit still counts a little.
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, ...]:
+    """Every candidate scored against the question, best first; ties keep document order."""
+    if not pool:
+        return ()
+    idf = idf_table(pool)
+    absent = _idf(len(pool), 0)  # a question word nowhere in the packet weighs the most
+    weights = {t: idf.get(t, absent) for t in set(terms(question))}
+    idents = identifiers(question)
+    avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
+    bm25 = [_bm25(c.terms, weights, avg_len) for c in pool]
+    top_bm25 = max(bm25) or 1.0
+    top_retrieval = max((c.item.score for c in pool), default=0.0) or 1.0
+    scored = [
+        _score(question, c, weights, idents, b / top_bm25, c.item.score / top_retrieval)
+        for c, b in zip(pool, bm25, strict=True)
+    ]
+    order = sorted(
+        range(len(scored)),
+        key=lambda i: (-scored[i].score, pool[i].item_index, pool[i].unit_index),
+    )
+    return tuple(scored[i] for i in order)
+
+
+def _bm25(tf: Counter[str], weights: dict[str, float], avg_len: float) -> float:
+    length = sum(tf.values())
+    norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * length / avg_len)
+    return sum(w * tf[t] * (_BM25_K1 + 1) / (tf[t] + norm) for t, w in weights.items() if tf[t])
+
+
+def _coverage(c: Candidate, weights: dict[str, float]) -> float:
+    total = sum(weights.values())
+    if total == 0:
+        return 0.0
+    found = sum(
+        w if c.terms[t] else _HEADING_WEIGHT * w if t in c.context else 0.0
+        for t, w in weights.items()
+    )
+    return found / total
+
+
+def _score(
+    question: str,
+    c: Candidate,
+    weights: dict[str, float],
+    idents: tuple[str, ...],
+    bm25: float,
+    retrieval: float,
+) -> Scored:
+    coverage = _coverage(c, weights)
+    lowered = c.unit.text.lower()
+    ident = 1.0 if any(i in lowered for i in idents) else 0.0
+    if c.item.neighbour:
+        retrieval *= 0.5
+    score = (
+        coverage
+        + 0.3 * bm25
+        + 0.2 * max(retrieval, 0.0)
+        + 0.15 * ident
+        + 0.1 * _answer_type(question, c.unit.text)
+        - (0.2 if c.unit.kind is UnitKind.CODE and not _wants_code(question, ident) else 0.0)
+    )
+    return Scored(c, score, coverage)
+
+
+def _wants_code(question: str, ident: float) -> bool:
+    return bool(_HOW.search(question)) or ident > 0
+
+
+def _answer_type(question: str, text: str) -> float:
+    """Whether the unit holds the kind of thing the question asks for (a number, a name)."""
+    if _NUMERIC.search(question):
+        return 1.0 if re.search(r"\d", text) else 0.0
+    if _WHO.search(question):
+        asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+        names = re.findall(r"(?<![.!?]\s)\b[A-Z][a-z]+", text)
+        return 1.0 if any(n.lower() not in asked for n in names) else 0.0
+    return 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Consecutive units of one chunk that make one claim."""
+
+    candidate: Candidate  # the unit that earned the claim
+    first: int  # unit indexes into candidate.units, inclusive
+    last: int
+
+    def touches(self, other: Candidate) -> bool:
+        same = other.item_index == self.candidate.item_index
+        return same and self.first - 1 <= other.unit_index <= self.last + 1
+
+    def extended(self, other: Candidate) -> Span:
+        first, last = min(self.first, other.unit_index), max(self.last, other.unit_index)
+        return Span(self.candidate, first, last)
+
+
+def select_spans(
+    question: str, ranked: Sequence[Scored], threshold: float, max_claims: int
+) -> tuple[Span, ...]:
+    """The best unit and, only when nearly as good, a few more; neighbours merge into one claim."""
+    if not ranked or ranked[0].coverage < threshold:
+        return ()
+    best = ranked[0]
+    spans = [_with_companions(question, best.candidate)]
+    for scored in ranked[1:]:
+        if scored.score < _EXTRA_CLAIM_RATIO * best.score:
+            break
+        c = scored.candidate
+        if scored.coverage < threshold or any(_covers(s, c) for s in spans):
+            continue
+        touching = next((i for i, s in enumerate(spans) if s.touches(c) and _joinable(s, c)), None)
+        if touching is not None:
+            spans[touching] = spans[touching].extended(c)
+        elif len(spans) < max_claims:
+            spans.append(_with_companions(question, c))
+    return tuple(spans)
+
+
+def _covers(span: Span, c: Candidate) -> bool:
+    same = c.item_index == span.candidate.item_index
+    return same and span.first <= c.unit_index <= span.last
+
+
+def _joinable(span: Span, c: Candidate) -> bool:
+    """Only whitespace between them: the joined claim is still a verbatim passage."""
+    units = span.candidate.units
+    lo, hi = min(span.last, c.unit_index), max(span.first, c.unit_index)
+    gap = span.candidate.item.chunk.text[units[lo].end : units[hi].start]
+    return not gap.strip() and c.unit.kind is not UnitKind.HEADING
+
+
+def _with_companions(question: str, c: Candidate) -> Span:
+    """A sentence that introduces a code block or list, or answers "how" next to code, keeps it."""
+    span = Span(c, c.unit_index, c.unit_index)
+    if c.unit.kind is UnitKind.CODE:
+        return span
+    following = list(_following(c, limit=4))
+    if c.unit.text.rstrip().endswith((":", "...", "…")) and following:
+        if following[0].kind is UnitKind.CODE:
+            return Span(c, c.unit_index, c.unit_index + 1)
+        items = 0
+        while items < len(following) and following[items].kind is UnitKind.ITEM:
+            items += 1
+        return Span(c, c.unit_index, c.unit_index + items) if items else span
+    if _HOW.search(question):
+        # The code that shows how sits right after its prose, at most one sentence apart.
+        for offset, unit in enumerate(following[:2], start=1):
+            if unit.kind is UnitKind.CODE:
+                return Span(c, c.unit_index, c.unit_index + offset)
+    return span
+
+
+def _following(c: Candidate, limit: int) -> Iterable[Unit]:
+    """The units right after `c` in its section, while only whitespace separates them."""
+    text, previous = c.item.chunk.text, c.unit
+    for unit in c.units[c.unit_index + 1 : c.unit_index + 1 + limit]:
+        if unit.kind is UnitKind.HEADING or text[previous.end : unit.start].strip():
+            return
+        yield unit
+        previous = unit
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
+
+
+def clean(unit: Unit) -> str:
+    """The unit without edge markup (bullets, table pipes, quote marks), whitespace collapsed."""
+    match unit.kind:
+        case UnitKind.CODE:
+            return unit.text
+        case UnitKind.ITEM:
+            return " ".join(_BULLET.sub("", unit.text).split())
+        case UnitKind.ROW:
+            return " ".join(unit.text.strip().strip("|").split())
+        case _:
+            return " ".join(re.sub(r"^(?:\s*>)+", "", unit.text).split())
+
+
+def claim_text(span: Span) -> str:
+    """Cleaned parts when they still read verbatim in the evidence, else the raw passage."""
+    units = span.candidate.units[span.first : span.last + 1]
+    text = clean(units[0])
+    for previous, unit in itertools.pairwise(units):
+        block = {previous.kind, unit.kind} - {UnitKind.SENTENCE}
+        text += ("\n" if block else " ") + clean(unit)
+    source = span.candidate.item.chunk.text
+    if normalize_text(text) in normalize_text(source):
+        return text
+    return source[units[0].start : units[-1].end]
+
+
+def extract(packet: EvidencePacket, max_claims: int, threshold: float) -> GroundedResponse:
+    """The pure core of the generator: packet in, grounded response out."""
+    ranked = score_candidates(packet.question, candidates(packet))
+    spans = select_spans(packet.question, ranked, threshold, max_claims)
+    if not spans:
+        return GroundedResponse(
+            status="insufficient_context", claims=[], message=INSUFFICIENT_MESSAGE
+        )
+    claims = [
+        GroundedClaim(text=claim_text(span), citations=[span.candidate.item.label])
+        for span in spans
+    ]
+    return GroundedResponse(status="answered", claims=claims, message="")
+
+
+class ExtractiveGenerator:
+    """Quotes the best evidence units verbatim, so every claim passes verification."""
+
+    def __init__(self, max_claims: int = 3, threshold: float = DEFAULT_THRESHOLD) -> None:
+        if max_claims < 1:
+            raise ValueError(f"max_claims is {max_claims}: an answer needs at least one claim")
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(
+                f"threshold is {threshold}: it is a share of the question's weight, in [0, 1]"
+            )
+        self._max_claims = max_claims
+        self._threshold = threshold
+
+    @property
+    def name(self) -> str:
+        return "extractive"
+
+    async def generate(self, request: GenerationRequest) -> Generation:
+        # Pure CPU work: off the event loop so a large packet never stalls Slack handling.
+        response = await asyncio.to_thread(
+            extract, request.packet, self._max_claims, self._threshold
+        )
+        return Generation(response=response)

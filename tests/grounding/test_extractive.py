@@ -1,0 +1,230 @@
+"""The extractive generator on handmade evidence packets."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from grounding.evidence import EvidenceItem, EvidencePacket, PackPolicy
+from grounding.generators.base import Generation, GenerationRequest, Generator, Prompt
+from grounding.generators.extractive import INSUFFICIENT_MESSAGE, ExtractiveGenerator
+from grounding.generators.segmentation import Markup, UnitKind, split_units
+from retrieval.chunks import Chunk, make_chunk_id, normalize_text, text_digest
+from retrieval.scopes import ConversationKind, Scope
+
+SCOPE = Scope("T1", "C1", ConversationKind.CHANNEL, ("docs",))
+
+TIMEOUTS = """\
+## Timeouts
+
+HTTPX is careful to enforce timeouts everywhere by default. The default behavior is to
+raise a `TimeoutException` after 5 seconds of network inactivity.
+
+You can set a timeout on a client instance, which results in the given
+`timeout` being used as the default for requests made with this client:
+
+```python
+client = httpx.Client(timeout=10.0)  # Use a default 10s timeout everywhere.
+client = httpx.Client(timeout=None)  # Disable all timeouts by default.
+```
+"""
+
+COOKIES = """\
+## Cookies
+
+Any cookies that are set on the response can be easily accessed. To include cookies
+in an outgoing request, use the `cookies` parameter. Cookies are returned in a
+`Cookies` instance, which is a dict-like data structure.
+"""
+
+REDIRECTS = """\
+## Redirection and History
+
+By default, HTTPX will **not** follow redirects for all HTTP methods, although
+this can be explicitly enabled.
+
+- You can use the `follow_redirects` parameter to enable redirect following.
+- The `history` property of the response can be used to inspect any followed redirects.
+"""
+
+LIMITS = """\
+Limits
+======
+
+Use ``httpx.Limits`` to configure the pool:
+
+| option | meaning |
+|--------|---------|
+| `max_connections` | maximum number of allowable connections (default 100) |
+| `keepalive_expiry` | time limit on idle keep-alive connections in seconds |
+"""
+
+
+def chunk(text: str, path: str = "guide.md", heading: str = "") -> Chunk:
+    digest = text_digest(text)
+    return Chunk(
+        chunk_id=make_chunk_id("docs", path, digest, 0),
+        collection="docs",
+        path=path,
+        heading_path=(heading,) if heading else (),
+        start_line=1,
+        end_line=text.count("\n") + 1,
+        text=text,
+        digest=digest,
+        updated="2026-01-01",
+    )
+
+
+def packet(question: str, *chunks: Chunk, scores: tuple[float, ...] = ()) -> EvidencePacket:
+    scores = scores or tuple(10.0 - i for i in range(len(chunks)))
+    items = tuple(
+        EvidenceItem(label=f"E{i}", chunk=c, score=s)
+        for i, (c, s) in enumerate(zip(chunks, scores, strict=True), start=1)
+    )
+    return EvidencePacket(question, SCOPE, "gen-1", PackPolicy(), items, (), 0)
+
+
+def generate(question: str, *chunks: Chunk, generator: Generator | None = None) -> Generation:
+    request = GenerationRequest(packet(question, *chunks), Prompt("instructions", "input"))
+    return asyncio.run((generator or ExtractiveGenerator()).generate(request))
+
+
+def docs() -> tuple[Chunk, ...]:
+    return (
+        chunk(COOKIES, "cookies.md", "Cookies"),
+        chunk(TIMEOUTS, "timeouts.md", "Timeouts"),
+        chunk(REDIRECTS, "quickstart.md", "Redirection and History"),
+    )
+
+
+def test_extractive_conforms_to_the_generator_protocol() -> None:
+    generator: Generator = ExtractiveGenerator()
+    assert generator.name == "extractive"
+
+
+def test_extractive_picks_the_answering_sentence() -> None:
+    generation = generate("How long before a TimeoutException is raised?", *docs())
+    response = generation.response
+    assert response.status == "answered"
+    first = response.claims[0]
+    assert "after 5 seconds of network inactivity" in first.text
+    assert first.citations == ["E2"]
+    assert COOKIES.split(".")[0] not in first.text
+
+
+def test_extractive_cites_the_label_of_the_chunk_it_quotes() -> None:
+    response = generate("How do I include cookies in an outgoing request?", *docs()).response
+    assert response.status == "answered"
+    assert response.claims[0].citations == ["E1"]
+    assert "`cookies` parameter" in response.claims[0].text
+
+
+def test_extractive_keeps_a_code_block_whole_for_a_how_question() -> None:
+    response = generate("How do I set a default timeout on a client?", *docs()).response
+    claim = response.claims[0]
+    assert claim.citations == ["E2"]
+    assert "You can set a timeout on a client instance" in claim.text
+    block = TIMEOUTS[TIMEOUTS.index("```python") : TIMEOUTS.rindex("```") + 3]
+    assert block in claim.text
+
+
+def test_extractive_claims_read_verbatim_in_their_evidence() -> None:
+    chunks = docs()
+    for question in (
+        "How do I follow redirects?",
+        "How do I set a default timeout on a client?",
+        "What does the history property of the response show?",
+    ):
+        response = generate(question, *chunks).response
+        assert response.status == "answered", question
+        for claim in response.claims:
+            source = chunks[int(claim.citations[0][1:]) - 1].text
+            assert normalize_text(claim.text) in normalize_text(source), question
+
+
+def test_extractive_strips_list_bullets_but_keeps_inline_markup() -> None:
+    response = generate("Which parameter enables following redirects?", *docs()).response
+    claim = response.claims[0]
+    assert claim.text.startswith("You can use the `follow_redirects` parameter")
+    assert claim.citations == ["E3"]
+
+
+def test_extractive_reads_table_rows_as_units() -> None:
+    limits = chunk(LIMITS, "limits.rst", "Limits")
+    response = generate("What is the default maximum number of connections?", limits).response
+    assert response.status == "answered"
+    assert response.claims[0].text == (
+        "`max_connections` | maximum number of allowable connections (default 100)"
+    )
+
+
+def test_extractive_returns_insufficient_context_for_an_unrelated_question() -> None:
+    response = generate("How long should I cook a mushroom risotto?", *docs()).response
+    assert response.status == "insufficient_context"
+    assert response.claims == []
+    assert response.message == INSUFFICIENT_MESSAGE
+
+
+def test_extractive_returns_insufficient_context_for_an_empty_packet() -> None:
+    response = generate("How do I set a timeout?").response
+    assert response.status == "insufficient_context"
+
+
+def test_extractive_refuses_when_the_specific_term_is_missing() -> None:
+    response = generate("Does httpx support HTTP/3?", *docs()).response
+    assert response.status == "insufficient_context"
+
+
+def test_extractive_is_deterministic() -> None:
+    chunks = docs()
+    questions = ("How do I follow redirects?", "How do I set a default timeout on a client?")
+    for question in questions:
+        runs = {generate(question, *chunks).response.model_dump_json() for _ in range(3)}
+        assert len(runs) == 1
+
+
+def test_extractive_limits_the_number_of_claims() -> None:
+    generator = ExtractiveGenerator(max_claims=1, threshold=0.0)
+    response = generate("timeouts redirects cookies", *docs(), generator=generator).response
+    assert len(response.claims) == 1
+
+
+def test_extractive_rejects_bad_settings() -> None:
+    with pytest.raises(ValueError, match="max_claims"):
+        ExtractiveGenerator(max_claims=0)
+    with pytest.raises(ValueError, match="threshold"):
+        ExtractiveGenerator(threshold=1.5)
+
+
+def test_segmentation_keeps_fenced_code_whole_and_splits_sentences() -> None:
+    units = split_units(TIMEOUTS, Markup.MARKDOWN)
+    kinds = [u.kind for u in units]
+    assert kinds == [
+        UnitKind.HEADING,
+        UnitKind.SENTENCE,
+        UnitKind.SENTENCE,
+        UnitKind.SENTENCE,
+        UnitKind.CODE,
+    ]
+    assert units[4].text.startswith("```python") and units[4].text.endswith("```")
+    assert all(TIMEOUTS[u.start : u.end] == u.text for u in units)
+
+
+def test_segmentation_reads_rest_literal_blocks_and_headings() -> None:
+    text = "Sessions\n========\n\nEnable them like so::\n\n    MIDDLEWARE = ['a.b']\n\nDone."
+    units = split_units(text, Markup.REST)
+    assert [u.kind for u in units] == [
+        UnitKind.HEADING,
+        UnitKind.SENTENCE,
+        UnitKind.CODE,
+        UnitKind.SENTENCE,
+    ]
+    assert units[2].text == "MIDDLEWARE = ['a.b']"
+    assert units[3].section == "Sessions"
+
+
+def test_segmentation_does_not_split_inside_code_or_after_abbreviations() -> None:
+    text = "Use `a. B` here, e.g. Foo is fine. Then stop."
+    units = split_units(text, Markup.MARKDOWN)
+    assert [u.text for u in units] == ["Use `a. B` here, e.g. Foo is fine.", "Then stop."]

@@ -78,9 +78,8 @@ def render_answer(answer: Answer, feedback: FeedbackConfig) -> Message:
 def render_help(collections: Sequence[str], feedback: FeedbackConfig) -> Message:
     """The reply to an empty mention: how to ask, and what this conversation can read."""
     how = (
-        "Ask me about your team's docs by mentioning me with a question, for example "
-        "`@docbot how do I roll back a deploy?` I answer in the thread and link every claim "
-        "to the file, section and lines it comes from."
+        "Mention me with a question, like `@docbot how do I roll back a deploy?`, and I'll "
+        "answer in the thread, linking every claim to the file, section and lines it comes from."
     )
     if collections:
         names = ", ".join(f"*{escape(name)}*" for name in collections)
@@ -91,7 +90,7 @@ def render_help(collections: Sequence[str], feedback: FeedbackConfig) -> Message
             "admin to give it access in `docbot.yml`."
         )
     blocks: list[dict[str, Any]] = [_section(how), _section(where)]
-    footer = _feedback_footer(feedback)
+    footer = _feedback_footer(feedback, lead="After an answer, react", subject="it is")
     if footer:
         blocks.append(_context(footer))
     return Message(text=_plain(f"{how} {where}"), blocks=tuple(blocks))
@@ -236,23 +235,29 @@ def _source_texts(sources: Sequence[Source]) -> list[str]:
 
 def _source_line(source: Source) -> str:
     where = source.path + (f" § {source.heading.strip()}" if source.heading.strip() else "")
-    span = f"L{source.start_line}" + (
-        f"–L{source.end_line}" if source.end_line != source.start_line else ""
-    )
-    label = f"{_clip_escaped(escape(f'[{source.n}] {where}'), SOURCE_LABEL_CHARS)} ({span})"
+    label = _clip_escaped(escape(f"[{source.n}] {where}"), SOURCE_LABEL_CHARS)
+    label = f"{label} ({_span(source)})"
     url = safe_url(source.url)
     linked = f"<{url}|{label}>" if url and len(url) <= MAX_URL_CHARS else label
     updated = source.updated.strip()
     return linked + (f" · updated {escape(_clip(updated, 40))}" if updated else "")
 
 
-def _feedback_footer(feedback: FeedbackConfig) -> str:
+def _span(source: Source) -> str:
+    if source.end_line == source.start_line:
+        return f"L{source.start_line}"
+    return f"L{source.start_line}–L{source.end_line}"
+
+
+def _feedback_footer(
+    feedback: FeedbackConfig, *, lead: str = "React", subject: str = "this is"
+) -> str:
     parts = []
     if feedback.wrong:
-        parts.append(f":{escape(feedback.wrong[0])}: if this is wrong")
+        parts.append(f":{escape(feedback.wrong[0])}: if {subject} wrong")
     if feedback.helpful:
         parts.append(f":{escape(feedback.helpful[0])}: if it helped")
-    return "React " + ", ".join(parts) + "." if parts else ""
+    return f"{lead} " + ", ".join(parts) + "." if parts else ""
 
 
 def _fallback(answer: Answer) -> str:
@@ -260,7 +265,7 @@ def _fallback(answer: Answer) -> str:
     claims = " ".join(
         f"{c.text.strip()} " + "".join(f"[{n}]" for n in c.citations) for c in answer.claims
     )
-    sources = "; ".join(f"[{s.n}] {s.path} (L{s.start_line}-L{s.end_line})" for s in answer.sources)
+    sources = "; ".join(f"[{s.n}] {s.path} ({_span(s)})" for s in answer.sources)
     text = f"{claims} Sources: {sources}" if sources else claims
     return escape(_clip(" ".join(text.split()), FALLBACK_CHARS))
 

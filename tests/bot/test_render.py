@@ -1,0 +1,260 @@
+"""Block Kit rendering: golden replies per status, escaping of hostile text, and Slack's limits."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.render import (
+    MAX_BLOCKS,
+    Message,
+    escape,
+    post_kwargs,
+    render_answer,
+    render_error,
+    render_help,
+    safe_url,
+)
+from grounding.answer import Answer, AnswerStatus, Claim, Source
+from retrieval.config import FeedbackConfig
+from retrieval.scopes import ConversationKind, Scope
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+# Set to regenerate the golden files after an intended change; review the diff before committing.
+UPDATE = os.environ.get("DOCBOT_UPDATE_GOLDEN") == "1"
+SCOPE = Scope("T1", "C1", ConversationKind.CHANNEL, ("handbook", "payments"))
+FEEDBACK = FeedbackConfig()
+HOSTILE = ("<!channel>", "<!here>", "<@U123>", "<#C123>", "<http://evil|click>", "<!subteam^S1>")
+LINK = re.compile(r"<([^<>|]*)\|([^<>]*)>")
+
+
+def _source(n: int, path: str = "deploy.md", *, url: str | None = "default", **kw: Any) -> Source:
+    fields: dict[str, Any] = {
+        "collection": "handbook",
+        "heading": "Rollback",
+        "start_line": 40,
+        "end_line": 52,
+        "chunk_id": f"chunk{n}",
+        "updated": "2026-10-02",
+    }
+    fields.update(kw)
+    if url == "default":
+        url = f"https://git.example.com/handbook/blob/main/{path}#L{fields['start_line']}"
+    return Source(n=n, path=path, url=url, **fields)
+
+
+def _answer(status: AnswerStatus = AnswerStatus.ANSWERED, **kw: Any) -> Answer:
+    return Answer(status=status, question="how do I roll back?", scope=SCOPE, **kw)
+
+
+ROLLBACK = _answer(
+    claims=(Claim("Run `make rollback` from the deploy host.", (1,)),),
+    sources=(_source(1),),
+)
+MIXED = _answer(
+    claims=(
+        Claim("Rollbacks restore the previous release within 5 minutes.", (1, 2)),
+        Claim("The payments service needs a manual cache flush afterwards.", (2,)),
+        Claim("Ask #sre if the rollback fails.", (3,)),
+    ),
+    sources=(
+        _source(1),
+        _source(2, "payments/ops.rst", url=None, heading="", start_line=7, end_line=7),
+        _source(3, "oncall.md", heading="Escalation", updated=""),
+    ),
+)
+GOLDEN_CASES: dict[str, Message] = {
+    "answered_one_claim": render_answer(ROLLBACK, FEEDBACK),
+    "answered_mixed_sources": render_answer(MIXED, FEEDBACK),
+    "answered_custom_feedback": render_answer(
+        ROLLBACK, FeedbackConfig(wrong=("thumbsdown", "x"), helpful=("tada",))
+    ),
+    "answered_no_feedback": render_answer(ROLLBACK, FeedbackConfig(wrong=(), helpful=())),
+    "not_found": render_answer(
+        _answer(AnswerStatus.NOT_FOUND, message="The documents do not cover rollbacks."),
+        FEEDBACK,
+    ),
+    "answered_without_claims": render_answer(_answer(), FEEDBACK),
+    "refused": render_answer(
+        Answer(AnswerStatus.REFUSED, "q", Scope("T1", "C9", ConversationKind.EXTERNAL, ())),
+        FEEDBACK,
+    ),
+    "error": render_answer(_answer(AnswerStatus.ERROR, message="the model timed out"), FEEDBACK),
+    "help": render_help(("handbook", "payments"), FEEDBACK),
+    "help_no_collections": render_help((), FEEDBACK),
+    "render_error": render_error("chat.postMessage failed: ratelimited"),
+    "hostile": render_answer(
+        _answer(
+            claims=(Claim("Tell <!channel> & <@U123> to use <http://evil|click>.", (1,)),),
+            sources=(
+                _source(
+                    1,
+                    "a<!here>.md",
+                    heading="<#C123> & more",
+                    url="https://x.example/a.md|<http://evil|click>",
+                ),
+            ),
+        ),
+        FEEDBACK,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_CASES))
+def test_render_matches_golden(name: str) -> None:
+    actual = post_kwargs(GOLDEN_CASES[name])
+    path = GOLDEN / f"{name}.json"
+    if UPDATE:
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(json.dumps(actual, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert path.exists(), f"{path} is missing: run with DOCBOT_UPDATE_GOLDEN=1 and review it"
+    assert actual == json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_render_golden_files_all_have_a_case() -> None:
+    # A stale golden file would silently stop being checked.
+    assert {p.stem for p in GOLDEN.glob("*.json")} == set(GOLDEN_CASES)
+
+
+def test_escape_neutralises_slack_control_characters() -> None:
+    assert escape("a & b <!here> c > d") == "a &amp; b &lt;!here&gt; c &gt; d"
+    assert escape("&amp;") == "&amp;amp;"  # already-escaped text is shown literally, as written
+
+
+def _all_text(message: Message) -> list[str]:
+    texts = [message.text]
+    for block in message.blocks:
+        if "text" in block:
+            texts.append(block["text"]["text"])
+        texts.extend(element["text"] for element in block.get("elements", ()))
+    return texts
+
+
+def _assert_inert(message: Message, urls: set[str]) -> None:
+    """Every `<` left in the message opens a link to one of `urls`: nothing else pings or links."""
+    for text in _all_text(message):
+        links = LINK.findall(text)
+        assert {url for url, _ in links} <= urls, text
+        without_links = LINK.sub("", text)
+        assert "<" not in without_links and ">" not in without_links, text
+        # A `|` inside a label is shown as is: Slack splits `<url|label>` at the first one only.
+        assert all("<" not in label for _, label in links), text
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_render_answer_escapes_hostile_text_everywhere(hostile: str) -> None:
+    answer = _answer(
+        claims=(Claim(f"Use {hostile} now.", (1,)), Claim(f"{hostile}", (2,))),
+        sources=(
+            _source(1, f"docs/{hostile}.md", heading=f"Setup {hostile}", updated=hostile),
+            _source(2, "b.md", url=None, heading=hostile, collection=hostile),
+        ),
+        message=hostile,
+    )
+    message = render_answer(answer, FeedbackConfig(wrong=(hostile,), helpful=(hostile,)))
+    url = safe_url(answer.sources[0].url)
+    assert url is not None
+    _assert_inert(message, {url})
+    assert any("&lt;" in text for text in _all_text(message))
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_render_other_replies_escape_hostile_text(hostile: str) -> None:
+    scope = Scope("T1", "C1", ConversationKind.CHANNEL, (hostile,))
+    replies = [
+        render_answer(Answer(AnswerStatus.NOT_FOUND, hostile, scope, message=hostile), FEEDBACK),
+        render_answer(Answer(AnswerStatus.ERROR, hostile, scope, message=hostile), FEEDBACK),
+        render_error(hostile),
+        render_help((hostile, "handbook"), FeedbackConfig(wrong=(hostile,))),
+    ]
+    for message in replies:
+        _assert_inert(message, set())
+
+
+def test_safe_url_cannot_forge_a_link() -> None:
+    url = safe_url("https://x.example/a.md|<http://evil|click>")
+    assert url == "https://x.example/a.md%7C%3Chttp://evil%7Cclick%3E"
+    assert safe_url("https://x.example/?a=1&b=2") == "https://x.example/?a=1&amp;b=2"
+    assert safe_url("https://x.example/a b\n") == "https://x.example/a%20b"
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://x/y", "", None, "//evil.example"])
+def test_render_answer_links_only_http_urls(url: str | None) -> None:
+    answer = _answer(claims=(Claim("A claim.", (1,)),), sources=(_source(1, url=url),))
+    message = render_answer(answer, FEEDBACK)
+    assert all(not LINK.search(text) for text in _all_text(message))
+    assert "[1]" in message.blocks[0]["text"]["text"]
+
+
+def _assert_within_limits(message: Message) -> None:
+    assert 0 < len(message.blocks) <= MAX_BLOCKS
+    assert message.text.strip()
+    for block in message.blocks:
+        texts = [block["text"]["text"]] if "text" in block else []
+        texts += [element["text"] for element in block.get("elements", ())]
+        for text in texts:
+            assert 0 < len(text) < 3000
+            # Every link is whole and every `&` begins a whole entity: nothing was cut mid-way.
+            assert text.count("<") == text.count(">") == len(LINK.findall(text))
+            assert not re.search(r"&(?!amp;|lt;|gt;)", text), text
+
+
+def test_render_answer_many_claims_truncates_but_keeps_sources() -> None:
+    sources = tuple(_source(n, f"doc{n}.md") for n in range(1, 21))
+    claims = tuple(Claim(f"Claim {i} " + "word & more " * 40, (i % 20 + 1,)) for i in range(300))
+    message = render_answer(_answer(claims=claims, sources=sources), FEEDBACK)
+    _assert_within_limits(message)
+    text = "\n".join(_all_text(message))
+    assert "more claims not shown" in text
+    assert "*Sources*" in text and "doc20.md" in text
+    assert "if this is wrong" in message.blocks[-1]["elements"][0]["text"]
+
+
+def test_render_answer_splits_a_huge_claim_never_mid_link_or_entity() -> None:
+    sources = tuple(_source(n) for n in range(1, 40))
+    unbroken = Claim("&<>" * 3_000 + "x" * 5_000, tuple(range(1, 40)))
+    spaced = Claim("lorem ipsum " * 700, (1,))
+    message = render_answer(_answer(claims=(unbroken, spaced), sources=sources), FEEDBACK)
+    _assert_within_limits(message)
+    sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"]
+    assert len(sections) >= 3
+    assert "…" in "".join(sections)  # the over-budget claim is clipped visibly
+
+
+def test_render_answer_too_many_sources_keeps_a_visible_note() -> None:
+    sources = tuple(_source(n, "a/" * 150 + f"doc{n}.md", heading="H" * 300) for n in range(1, 200))
+    claims = (Claim("One claim.", tuple(range(1, 200))),)
+    message = render_answer(_answer(claims=claims, sources=sources), FEEDBACK)
+    _assert_within_limits(message)
+    assert "more sources not shown" in "\n".join(_all_text(message))
+
+
+def test_render_answer_every_status_has_its_own_reply() -> None:
+    replies = {
+        status: render_answer(_answer(status, message="detail"), FEEDBACK).text
+        for status in (AnswerStatus.NOT_FOUND, AnswerStatus.REFUSED, AnswerStatus.ERROR)
+    }
+    assert len(set(replies.values())) == 3
+    assert "*handbook*, *payments*" in replies[AnswerStatus.NOT_FOUND]
+    assert "admin" in replies[AnswerStatus.REFUSED]
+
+
+def test_render_answer_fallback_text_carries_claims_and_sources() -> None:
+    message = render_answer(MIXED, FEEDBACK)
+    assert message.text.startswith("Rollbacks restore the previous release within 5 minutes. [1]")
+    assert "[2] payments/ops.rst (L7)" in message.text
+
+
+def test_post_kwargs_turns_unfurling_off_and_copies_blocks() -> None:
+    message = render_answer(ROLLBACK, FEEDBACK)
+    kwargs = post_kwargs(message)
+    assert kwargs["unfurl_links"] is False and kwargs["unfurl_media"] is False
+    assert kwargs["text"] == message.text
+    assert kwargs["blocks"] == list(message.blocks)
+    kwargs["blocks"][0]["type"] = "changed"
+    assert message.blocks[0]["type"] == "section"

@@ -1,0 +1,140 @@
+"""Slack event payloads: the slices docbot reads, validated at the boundary, and the question text.
+
+Pure: a raw `event_callback` body in, frozen values out (None when the payload is not one we serve).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+# Message subtypes that are still a person writing to docbot; the rest (edits, deletions, joins,
+# bot messages, ...) are acknowledged and ignored.
+QUESTION_SUBTYPES = frozenset({None, "thread_broadcast", "file_share"})
+_SKIN_TONE = re.compile(r"::skin-tone-\d$")
+
+
+class _Slice(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Envelope(_Slice):
+    team_id: str
+    event_id: str
+    is_ext_shared_channel: bool = False
+
+
+class _MessageEvent(_Slice):
+    channel: str
+    ts: str
+    user: str | None = None
+    text: str = ""
+    thread_ts: str | None = None
+    channel_type: str | None = None
+    subtype: str | None = None
+    bot_id: str | None = None
+
+
+class _ReactionItem(_Slice):
+    type: str
+    channel: str | None = None
+    ts: str | None = None
+
+
+class _ReactionEvent(_Slice):
+    user: str
+    reaction: str
+    item: _ReactionItem
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A person's message addressed to docbot: a mention, or a message in a DM."""
+
+    event_id: str
+    team: str
+    channel: str
+    ts: str
+    thread_ts: str | None  # the thread's parent when the message is a reply inside a thread
+    user: str
+    text: str  # docbot's own mention removed, Slack's entity escaping undone
+    channel_type: str | None
+    ext_shared: bool
+
+    @property
+    def reply_thread(self) -> str:
+        """Where docbot replies: the existing thread, else a new one under the message."""
+        return self.thread_ts or self.ts
+
+    @property
+    def in_thread(self) -> bool:
+        return self.thread_ts is not None and self.thread_ts != self.ts
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    event_id: str
+    team: str
+    user: str
+    emoji: str  # skin tone stripped: `+1::skin-tone-3` counts as `+1`
+    channel: str
+    ts: str  # the message reacted to
+
+
+def parse_turn(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:
+    """The turn in an `app_mention` or `message` delivery; None for bots, edits and the like."""
+    try:
+        envelope = _Envelope.model_validate(body)
+        event = _MessageEvent.model_validate(body.get("event"))
+    except ValidationError:
+        return None
+    if event.subtype not in QUESTION_SUBTYPES or event.bot_id or not event.user:
+        return None
+    if bot_user_id is not None and event.user == bot_user_id:
+        return None
+    return Turn(
+        event_id=envelope.event_id,
+        team=envelope.team_id,
+        channel=event.channel,
+        ts=event.ts,
+        thread_ts=event.thread_ts,
+        user=event.user,
+        text=question_text(event.text, bot_user_id),
+        channel_type=event.channel_type,
+        ext_shared=envelope.is_ext_shared_channel,
+    )
+
+
+def parse_reaction(body: Mapping[str, Any]) -> Reaction | None:
+    """A reaction on a message; None for reactions on files or malformed payloads."""
+    try:
+        envelope = _Envelope.model_validate(body)
+        event = _ReactionEvent.model_validate(body.get("event"))
+    except ValidationError:
+        return None
+    item = event.item
+    if item.type != "message" or item.channel is None or item.ts is None:
+        return None
+    emoji = _SKIN_TONE.sub("", event.reaction)
+    return Reaction(envelope.event_id, envelope.team_id, event.user, emoji, item.channel, item.ts)
+
+
+def mentions(text: str, user_id: str | None) -> bool:
+    return user_id is not None and re.search(_mention_pattern(user_id), text) is not None
+
+
+def question_text(text: str, bot_user_id: str | None) -> str:
+    """Remove docbot's own mention (`<@U123>` or `<@U123|docbot>`) and undo Slack's escaping."""
+    if bot_user_id is not None:
+        text = re.sub(_mention_pattern(bot_user_id), " ", text)
+    # Slack escapes exactly these three in message text; `&amp;` last so `&amp;lt;` stays `&lt;`.
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
+
+
+def _mention_pattern(user_id: str) -> str:
+    return rf"<@{re.escape(user_id)}(?:\|[^>]*)?>"

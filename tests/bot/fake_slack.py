@@ -1,0 +1,172 @@
+"""A fake Slack Web API on 127.0.0.1: records every call, answers like Slack, fails on cue.
+
+Serves GET and POST `/api/<method>` with form-encoded, query-string and JSON parameters, the way
+slack_sdk's AsyncWebClient sends them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+
+BOT_TOKEN = "xoxb-fake-docbot-token"
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    params: dict[str, Any]
+    body: str  # the raw request body (plus the query string), for leak scans
+    token: str | None
+
+
+@dataclass
+class _Failure:
+    status: int
+    retry_after: int | None
+    remaining: int
+
+
+@dataclass
+class FakeSlack:
+    team_id: str = "T0DOCBOT"
+    bot_user_id: str = "U0DOCBOT"
+    bot_id: str = "B0DOCBOT"
+    token: str = BOT_TOKEN
+    calls: list[Call] = field(default_factory=list)
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _failures: dict[str, list[_Failure]] = field(default_factory=dict)
+    _next_ts: int = 1_700_000_000
+    _runner: web.AppRunner | None = None
+    url: str = ""
+
+    # --- scripting -------------------------------------------------------------------------
+
+    def set_channel(self, channel_id: str, **properties: Any) -> None:
+        """conversations.info answers for `channel_id`; unknown channels get channel_not_found."""
+        self.channels[channel_id] = {"id": channel_id, **properties}
+
+    def fail_next(
+        self, method: str, status: int, count: int = 1, retry_after: int | None = None
+    ) -> None:
+        """The next `count` calls of `method` get HTTP `status` (429 with Retry-After, or 5xx)."""
+        self._failures.setdefault(method, []).append(_Failure(status, retry_after, count))
+
+    # --- inspection ------------------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    def all_text(self) -> str:
+        """Everything docbot sent to Slack, for scanning that a secret never left."""
+        return "\n".join(c.body for c in self.calls)
+
+    async def wait_for(self, method: str, count: int = 1, timeout: float = 5.0) -> list[Call]:
+        """The work happens after the ack, so poll with a short bounded wait."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while len(self.calls_to(method)) < count:
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(
+                    f"waited {timeout}s for {count} {method} call(s), got "
+                    f"{len(self.calls_to(method))}; all calls: {[c.method for c in self.calls]}"
+                )
+            await asyncio.sleep(0.02)
+        return self.calls_to(method)
+
+    # --- serving ---------------------------------------------------------------------------
+
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{port}/api/"
+        return self.url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        raw = await request.text()
+        params = _decode(request, raw)
+        auth = request.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else params.get("token")
+        self.calls.append(Call(method, params, f"{request.query_string}\n{raw}", token))
+        failure = self._take_failure(method)
+        if failure is not None:
+            headers = {}
+            if failure.retry_after is not None:
+                headers["Retry-After"] = str(failure.retry_after)
+            return web.json_response(
+                {"ok": False, "error": "ratelimited" if failure.status == 429 else "fatal_error"},
+                status=failure.status,
+                headers=headers,
+            )
+        if token != self.token:
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        return web.json_response(self._answer(method, params))
+
+    def _take_failure(self, method: str) -> _Failure | None:
+        queue = self._failures.get(method)
+        if not queue:
+            return None
+        failure = queue[0]
+        failure.remaining -= 1
+        if failure.remaining <= 0:
+            queue.pop(0)
+        return failure
+
+    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        match method:
+            case "auth.test":
+                return {
+                    "ok": True,
+                    "url": "https://docbot-test.slack.com/",
+                    "team": "docbot test",
+                    "user": "docbot",
+                    "team_id": self.team_id,
+                    "user_id": self.bot_user_id,
+                    "bot_id": self.bot_id,
+                    "is_enterprise_install": False,
+                }
+            case "chat.postMessage":
+                ts = self._ts()
+                message = {"type": "message", "user": self.bot_user_id, "bot_id": self.bot_id,
+                           "ts": ts, "text": params.get("text", "")}
+                return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+            case "chat.postEphemeral":
+                return {"ok": True, "message_ts": self._ts()}
+            case "reactions.add" | "reactions.remove":
+                return {"ok": True}
+            case "conversations.info":
+                channel = self.channels.get(str(params.get("channel")))
+                if channel is None:
+                    return {"ok": False, "error": "channel_not_found"}
+                return {"ok": True, "channel": channel}
+        return {"ok": False, "error": "unknown_method"}
+
+    def _ts(self) -> str:
+        self._next_ts += 1
+        return f"{self._next_ts}.000100"
+
+
+def _decode(request: web.Request, raw: str) -> dict[str, Any]:
+    params: dict[str, Any] = dict(request.query)
+    if request.content_type == "application/json" and raw:
+        params.update(json.loads(raw))
+    elif raw:
+        params.update(parse_qsl(raw, keep_blank_values=True))
+    if isinstance(params.get("blocks"), str):
+        # Form-encoded calls carry blocks as a JSON string.
+        params["blocks"] = json.loads(params["blocks"])
+    return params

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,8 +66,10 @@ def _record(reply_ts: str = "2.0", thread_ts: str = "1.0", question: str = "q?")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SQLiteAnswerStore:
-    return SQLiteAnswerStore(tmp_path / "state" / "answers.sqlite3")
+def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
+    store = SQLiteAnswerStore(tmp_path / "state" / "answers.sqlite3")
+    yield store
+    store.close()
 
 
 def test_store_conforms_to_the_protocol(store: SQLiteAnswerStore) -> None:

@@ -1,0 +1,123 @@
+"""`docbot feedback`: the joined log as text, JSON and CSV, and the files wrong answers cite."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+from bot.feedback import CSV_FIELDS, feedback_command, most_cited_in_wrong
+from bot.store import AnswerRecord, SQLiteAnswerStore
+
+
+def _sources(*paths: str) -> list[dict[str, Any]]:
+    return [
+        {"n": n, "collection": "handbook", "path": path, "heading": "Rollback", "start_line": 4,
+         "end_line": 9, "url": f"https://x/{path}#L4", "chunk_id": f"c{n}", "updated": "2026-10-02"}
+        for n, path in enumerate(paths, start=1)
+    ]  # fmt: skip
+
+
+def _save(store: SQLiteAnswerStore, reply_ts: str, question: str, *paths: str) -> int:
+    answer = {
+        "status": "answered",
+        "question": question,
+        "claims": [{"text": f"Claim citing {p}.", "citations": [n]} for n, p in
+                   enumerate(paths, start=1)],
+        "sources": _sources(*paths),
+        "generator": "extractive",
+    }  # fmt: skip
+    record = AnswerRecord(
+        team="T1", channel="C1", thread_ts="1.0", reply_ts=reply_ts, question_ts="1.0",
+        asker="U1", question=question, answer=answer, created=f"2026-10-03T10:00:{reply_ts}",
+    )  # fmt: skip
+    return store.save_answer(record)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
+    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
+    deploy = _save(store, "2.0", "how do I roll back?", "deploy.md", "ops.md")
+    keys = _save(store, "3.0", '=HYPERLINK("http://evil")', "deploy.md")
+    fine = _save(store, "4.0", "where are the runbooks?", "runbooks.md")
+    store.add_feedback(deploy, "U2", "wrong", "x", "2026-10-03T11:00:00")
+    store.add_feedback(deploy, "U3", "wrong", "-1", "2026-10-03T11:05:00")
+    store.add_feedback(keys, "U2", "wrong", "x", "2026-10-03T11:10:00")
+    store.add_feedback(fine, "U4", "helpful", "white_check_mark", "2026-10-03T11:20:00")
+    store.add_reason(deploy, "U2", "rollback moved to the deploy CLI", "2026-10-03T11:01:00")
+    yield store
+    store.close()
+
+
+def _run(store: SQLiteAnswerStore, fmt: Literal["text", "json", "csv"], wrong: bool) -> str:
+    out = io.StringIO()
+    feedback_command(store, wrong_only=wrong, fmt=fmt, out=out)
+    return out.getvalue()
+
+
+def test_feedback_command_text_joins_answer_reasons_and_summary(store: SQLiteAnswerStore) -> None:
+    text = _run(store, "text", wrong=False)
+    assert "wrong (:x:) by U2 at 2026-10-03T11:00:00" in text
+    assert "Q: how do I roll back?" in text
+    assert "- Claim citing ops.md. [2]" in text
+    assert "[1] handbook/deploy.md § Rollback (L4-L9) https://x/deploy.md#L4" in text
+    assert "U2 at 2026-10-03T11:01:00: rollback moved to the deploy CLI" in text
+    assert "helpful (:white_check_mark:) by U4" in text
+    summary = text.split("Sources most often cited in answers marked wrong:\n")[1]
+    assert summary.splitlines() == [
+        "     2  handbook/deploy.md",
+        "     1  handbook/ops.md",
+    ]
+
+
+def test_feedback_command_wrong_only_leaves_helpful_out(store: SQLiteAnswerStore) -> None:
+    text = _run(store, "text", wrong=True)
+    assert text.count(" wrong (:") == 3
+    assert "helpful" not in text and "runbooks" not in text
+
+
+def test_feedback_command_says_when_there_is_nothing(tmp_path: Path) -> None:
+    empty = SQLiteAnswerStore(tmp_path / "empty.sqlite3")
+    assert _run(empty, "text", wrong=False) == "No feedback recorded yet.\n"
+    assert _run(empty, "text", wrong=True) == "No answers marked wrong recorded yet.\n"
+    assert json.loads(_run(empty, "json", wrong=True)) == {
+        "entries": [],
+        "most_cited_in_wrong": [],
+    }
+
+
+def test_feedback_command_json_is_complete(store: SQLiteAnswerStore) -> None:
+    report = json.loads(_run(store, "json", wrong=False))
+    assert len(report["entries"]) == 4
+    first = report["entries"][0]
+    assert first["question"] == "how do I roll back?"
+    assert first["claims"][0] == {"text": "Claim citing deploy.md.", "citations": [1]}
+    assert first["sources"][1]["path"] == "ops.md"
+    assert first["reasons"] == [
+        {"user": "U2", "text": "rollback moved to the deploy CLI", "at": "2026-10-03T11:01:00"}
+    ]
+    assert report["most_cited_in_wrong"][0] == {"source": "handbook/deploy.md", "wrong_answers": 2}
+
+
+def test_feedback_command_csv_rows_are_defanged(store: SQLiteAnswerStore) -> None:
+    rows = list(csv.DictReader(io.StringIO(_run(store, "csv", wrong=True))))
+    assert len(rows) == 3
+    assert tuple(rows[0]) == CSV_FIELDS
+    assert rows[0]["claims"] == "Claim citing deploy.md. [1]\nClaim citing ops.md. [2]"
+    assert rows[0]["reasons"] == "U2 at 2026-10-03T11:01:00: rollback moved to the deploy CLI"
+    assert rows[1]["emoji"] == "-1"  # data columns are left exactly as stored
+    # A question that looks like a formula is quoted so a spreadsheet shows it as text.
+    assert rows[2]["question"] == '\'=HYPERLINK("http://evil")'
+
+
+def test_most_cited_in_wrong_counts_each_answer_once(store: SQLiteAnswerStore) -> None:
+    entries = store.feedback_entries(wrong_only=False)
+    # deploy.md: answers 1 and 2 (answer 1 was marked by two people); runbooks is only helpful.
+    assert most_cited_in_wrong(entries) == [("handbook/deploy.md", 2), ("handbook/ops.md", 1)]
+    assert most_cited_in_wrong(entries, top=1) == [("handbook/deploy.md", 2)]
+    assert most_cited_in_wrong(()) == []

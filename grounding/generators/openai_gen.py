@@ -1,0 +1,456 @@
+"""The OpenAI generator: the one module that talks to a model through the `openai` SDK.
+
+It sends the prompt with GroundedResponse as a strict JSON schema (Responses or Chat Completions
+API), checks the reply in a fixed order, and turns every SDK failure into a GenerationError.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, Literal, cast
+
+import openai
+import pydantic
+from openai.lib._pydantic import to_strict_json_schema
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.responses import EasyInputMessageParam, Response, ResponseTextConfigParam
+from openai.types.shared_params import Reasoning, ResponseFormatJSONSchema
+
+from grounding.answer import Usage
+from grounding.generators.base import Generation, GenerationError, GenerationRequest
+from grounding.schema import GroundedResponse
+from retrieval.errors import ConfigError, DocbotError
+
+OPENAI_API_URL = "https://api.openai.com/v1"
+SCHEMA_NAME = "grounded_response"
+SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
+
+# OpenAI strict mode accepts a subset of JSON Schema (structured-outputs guide, "Supported
+# schemas"). Keywords in the first group are rejected by the API outright. Those in the second are
+# accepted by current OpenAI models but rejected by older snapshots, fine-tuned models and many
+# OpenAI-compatible local servers that docbot's chat mode targets; GroundedResponse needs none of
+# them, so they are reported too. `format` and `minItems` are checked by value below.
+STRICT_UNSUPPORTED_KEYWORDS: Mapping[str, str] = {
+    "default": "defaults are not supported: every property is required",
+    "allOf": "only anyOf composition is supported",
+    "oneOf": "only anyOf composition is supported",
+    "not": "`not` is not supported",
+    "if": "conditional schemas are not supported",
+    "then": "conditional schemas are not supported",
+    "else": "conditional schemas are not supported",
+    "dependentRequired": "dependent schemas are not supported",
+    "dependentSchemas": "dependent schemas are not supported",
+    "patternProperties": "objects must list fixed properties",
+    "unevaluatedProperties": "objects must list fixed properties",
+    "propertyNames": "objects must list fixed properties",
+    "minProperties": "object size limits are not supported",
+    "maxProperties": "object size limits are not supported",
+    "prefixItems": "tuple arrays are not supported",
+    "unevaluatedItems": "array item constraints are not supported",
+    "contains": "array item constraints are not supported",
+    "minContains": "array item constraints are not supported",
+    "maxContains": "array item constraints are not supported",
+    "uniqueItems": "array item constraints are not supported",
+    "minLength": "string length limits are not supported",
+    "maxLength": "string length limits are not supported",
+    "pattern": "regex patterns are rejected by older models and local servers",
+    "minimum": "numeric bounds are rejected by older models and local servers",
+    "maximum": "numeric bounds are rejected by older models and local servers",
+    "exclusiveMinimum": "numeric bounds are rejected by older models and local servers",
+    "exclusiveMaximum": "numeric bounds are rejected by older models and local servers",
+    "multipleOf": "numeric bounds are rejected by older models and local servers",
+    "maxItems": "array size limits are rejected by older models and local servers",
+}
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+STRICT_TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+STRICT_MAX_DEPTH = 10  # object nesting levels
+STRICT_MAX_PROPERTIES = 5000
+STRICT_MAX_ENUM_VALUES = 1000
+
+
+def make_openai_client(
+    api_key: str, base_url: str | None, timeout_seconds: float, max_retries: int
+) -> openai.AsyncOpenAI:
+    """The SDK client with an explicit per-attempt timeout and its own bounded retries.
+
+    The SDK already retries connection errors, 408/409/429 and 5xx with backoff and honours
+    Retry-After, so docbot never loops by hand.
+    """
+    if not api_key.strip():
+        raise ConfigError(
+            "OPENAI_API_KEY is empty: set it to an OpenAI API key, or to any non-empty value when "
+            "OPENAI_BASE_URL points at a local OpenAI-compatible server (Ollama, vLLM, llama.cpp)."
+        )
+    url = base_url or OPENAI_API_URL
+    if not url.startswith(("https://", "http://")):
+        raise ConfigError(
+            f"OPENAI_BASE_URL {url!r} is not an http(s) URL: use e.g. http://127.0.0.1:11434/v1"
+        )
+    # base_url is always passed so the SDK never falls back to reading the environment itself.
+    return openai.AsyncOpenAI(
+        api_key=api_key, base_url=url, timeout=timeout_seconds, max_retries=max_retries
+    )
+
+
+class OpenAIGenerator:
+    """Generator backed by an OpenAI (or OpenAI-compatible) model."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        model: str,
+        *,
+        api: Literal["responses", "chat"] = "responses",
+        reasoning_effort: str | None = "low",
+        max_output_tokens: int = 2000,
+    ) -> None:
+        problems = strict_schema_problems(grounded_response_schema())
+        if problems:
+            raise DocbotError(
+                "grounding/schema.py: GroundedResponse is not a valid OpenAI strict-mode schema: "
+                + "; ".join(problems)
+                + ". Fix the pydantic model so every field is required and has no default."
+            )
+        self._client = client
+        self._model = model
+        self._api = api
+        self._effort = reasoning_effort
+        self._max_output_tokens = max_output_tokens
+
+    @property
+    def name(self) -> str:
+        return f"openai:{self._model}"
+
+    async def generate(self, request: GenerationRequest) -> Generation:
+        try:
+            if self._api == "chat":
+                return await self._generate_chat(request)
+            return await self._generate_responses(request)
+        except openai.OpenAIError as exc:
+            raise translate_openai_error(exc, self._model) from exc
+
+    async def _generate_responses(self, request: GenerationRequest) -> Generation:
+        messages: list[EasyInputMessageParam] = [
+            {"role": "user", "content": text} for text in _user_messages(request)
+        ]
+        text_config: ResponseTextConfigParam = {
+            "format": {
+                "type": "json_schema",
+                "name": SCHEMA_NAME,
+                "schema": grounded_response_schema(),
+                "strict": True,
+            }
+        }
+        optional: dict[str, Any] = {}
+        if self._effort is not None:
+            optional["reasoning"] = cast(Reasoning, {"effort": self._effort})
+        if request.user_id:
+            optional["safety_identifier"] = safety_identifier(request.user_id)
+        response = await self._client.responses.create(
+            model=self._model,
+            instructions=request.prompt.instructions,
+            input=cast(Any, messages),
+            text=text_config,
+            store=False,  # docbot keeps its own record; nothing is retained at OpenAI
+            max_output_tokens=self._max_output_tokens,
+            **optional,
+        )
+        return Generation(read_response(response, self._model), _responses_usage(response))
+
+    async def _generate_chat(self, request: GenerationRequest) -> Generation:
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "system", "content": request.prompt.instructions}
+        ]
+        messages += [{"role": "user", "content": text} for text in _user_messages(request)]
+        response_format: ResponseFormatJSONSchema = {
+            "type": "json_schema",
+            "json_schema": {
+                "name": SCHEMA_NAME,
+                "schema": grounded_response_schema(),
+                "strict": True,
+            },
+        }
+        optional: dict[str, Any] = {}
+        if self._effort is not None:
+            optional["reasoning_effort"] = self._effort
+        if request.user_id:
+            optional["safety_identifier"] = safety_identifier(request.user_id)
+        # max_completion_tokens, not max_tokens: OpenAI's reasoning models reject the latter, and
+        # local servers that do not know the former simply ignore it.
+        completion = await self._client.chat.completions.create(
+            model=self._model,
+            messages=messages,
+            response_format=response_format,
+            store=False,
+            max_completion_tokens=self._max_output_tokens,
+            **optional,
+        )
+        return Generation(read_chat_completion(completion, self._model), _chat_usage(completion))
+
+
+def _user_messages(request: GenerationRequest) -> list[str]:
+    """The question with its evidence, then (on regeneration) the error in the last reply."""
+    messages = [request.prompt.input]
+    if request.correction:
+        labels = ", ".join(item.label for item in request.packet.items) or "(none)"
+        messages.append(
+            "Your previous response was rejected: "
+            f"{request.correction.strip()} "
+            f"Cite only these evidence labels: {labels}. "
+            "Answer again in the same JSON format; leave out any claim you cannot support."
+        )
+    return messages
+
+
+def safety_identifier(user_id: str) -> str:
+    """A stable, non-reversible id for OpenAI's abuse monitoring; the Slack user id stays here."""
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:SAFETY_ID_HEX_CHARS]
+
+
+def read_response(response: Response, model: str) -> GroundedResponse:
+    """Refusal, then truncation, then the schema: a cut-off reply is `incomplete`, not `invalid`."""
+    for item in response.output:
+        if item.type != "message":
+            continue
+        for part in item.content:
+            if part.type == "refusal":
+                raise GenerationError("refusal", f"{model} refused to answer: {part.refusal}")
+    if response.status == "incomplete":
+        details = response.incomplete_details
+        reason = details.reason if details is not None else None
+        raise _incomplete(model, reason or "unknown")
+    if response.status == "failed":
+        error = response.error.message if response.error is not None else "no detail given"
+        raise GenerationError("unavailable", f"{model} failed to respond: {error}")
+    if response.status not in (None, "completed"):
+        raise GenerationError("invalid", f"{model} returned a {response.status} response")
+    return _validate(response.output_text, model)
+
+
+def read_chat_completion(completion: ChatCompletion, model: str) -> GroundedResponse:
+    if not completion.choices:
+        raise GenerationError("invalid", f"{model} returned no choices")
+    choice = completion.choices[0]
+    if choice.message.refusal:
+        raise GenerationError("refusal", f"{model} refused to answer: {choice.message.refusal}")
+    if choice.finish_reason in ("length", "content_filter"):
+        reason = "max_output_tokens" if choice.finish_reason == "length" else "content_filter"
+        raise _incomplete(model, reason)
+    return _validate(choice.message.content or "", model)
+
+
+def _incomplete(model: str, reason: str) -> GenerationError:
+    if reason == "content_filter":
+        return GenerationError("refusal", f"{model}'s reply was stopped by its content filter")
+    return GenerationError(
+        "incomplete",
+        f"{model}'s reply was cut off ({reason}) before the JSON answer was complete; "
+        "ask a narrower question, or raise the generator's max_output_tokens",
+    )
+
+
+def _validate(text: str, model: str) -> GroundedResponse:
+    if not text.strip():
+        raise GenerationError("invalid", f"{model} returned no output text")
+    try:
+        return GroundedResponse.model_validate_json(text)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise GenerationError(
+            "invalid",
+            f"{model}'s reply does not match the GroundedResponse schema at {where}: "
+            f"{first['msg']} ({exc.error_count()} error(s)); the server may not enforce strict "
+            "JSON schemas: with api: chat, use a server and model that support response_format",
+        ) from exc
+
+
+def _responses_usage(response: Response) -> Usage:
+    usage = response.usage
+    if usage is None:
+        return Usage()
+    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+
+
+def _chat_usage(completion: ChatCompletion) -> Usage:
+    usage = completion.usage
+    if usage is None:
+        return Usage()
+    return Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens)
+
+
+def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationError:
+    """One SDK failure (after the SDK's own retries) as a GenerationError that says what to do."""
+    if isinstance(exc, openai.APITimeoutError):
+        return GenerationError(
+            "timeout", f"{model} did not answer within the timeout (answer.timeout_seconds)"
+        )
+    if isinstance(exc, openai.APIConnectionError):
+        return GenerationError(
+            "unavailable",
+            f"cannot reach the model server for {model}: {exc}; check OPENAI_BASE_URL",
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return _translate_status(exc, model)
+    if isinstance(exc, openai.APIResponseValidationError):
+        return GenerationError("invalid", f"{model}'s server sent a malformed reply: {exc}")
+    return GenerationError("unavailable", f"calling {model} failed: {exc}")
+
+
+def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError:
+    status, detail = exc.status_code, _server_message(exc)
+    if isinstance(exc, openai.RateLimitError):
+        if exc.code == "insufficient_quota":
+            return GenerationError(
+                "rate_limited", f"the OpenAI account is out of quota ({detail}); check billing"
+            )
+        return GenerationError(
+            "rate_limited", f"{model} is rate limited (HTTP 429, retries exhausted): {detail}"
+        )
+    if status in (401, 403):
+        return GenerationError(
+            "auth",
+            f"the model server rejected the credentials (HTTP {status}): {detail}; "
+            "check OPENAI_API_KEY",
+        )
+    if status >= 500:
+        return GenerationError("unavailable", f"{model}'s server failed (HTTP {status}): {detail}")
+    # 400/404/422: the request itself was refused, usually a model name or an option the
+    # server does not support.
+    return GenerationError(
+        "rejected",
+        f"the model server refused the request (HTTP {status}): {detail}; "
+        "check answer.model and answer.api in docbot.yml",
+    )
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, Mapping):
+        message = body.get("message")
+        if isinstance(message, str) and message:
+            return message
+    return exc.message
+
+
+@cache
+def _strict_schema() -> dict[str, Any]:
+    # The SDK's own helper, so the schema is exactly what its `parse()` helpers would send.
+    return to_strict_json_schema(GroundedResponse)
+
+
+def grounded_response_schema() -> dict[str, Any]:
+    """The strict JSON schema sent with every request (a fresh copy: callers may mutate it)."""
+    return copy.deepcopy(_strict_schema())
+
+
+def strict_schema_problems(schema: Mapping[str, Any]) -> list[str]:
+    """What OpenAI strict mode would reject in `schema`, each with its JSON pointer; [] if none."""
+    problems: list[str] = []
+    if schema.get("type") != "object":
+        problems.append("#: the root must be an object (not anyOf or another type)")
+    counts = {"properties": 0, "enum": 0}
+    _walk(schema, "#", 1, problems, counts)
+    for name, definition in _definitions(schema):
+        _walk(definition, f"#/$defs/{name}", 1, problems, counts)
+    if counts["properties"] > STRICT_MAX_PROPERTIES:
+        problems.append(f"#: {counts['properties']} properties, over {STRICT_MAX_PROPERTIES}")
+    if counts["enum"] > STRICT_MAX_ENUM_VALUES:
+        problems.append(f"#: {counts['enum']} enum values, over {STRICT_MAX_ENUM_VALUES}")
+    problems += _dangling_refs(schema)
+    return problems
+
+
+def _definitions(schema: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for key in ("$defs", "definitions"):
+        block = schema.get(key)
+        if isinstance(block, Mapping):
+            found += [(name, node) for name, node in block.items() if isinstance(node, Mapping)]
+    return found
+
+
+def _walk(
+    node: Mapping[str, Any], path: str, depth: int, problems: list[str], counts: dict[str, int]
+) -> None:
+    problems += _keyword_problems(node, path)
+    types = node.get("type")
+    type_set = set(types) if isinstance(types, list) else {types} if types else set()
+    if "object" in type_set or "properties" in node:
+        problems += _object_problems(node, path, depth)
+        properties = node.get("properties")
+        if isinstance(properties, Mapping):
+            counts["properties"] += len(properties)
+            for key, child in properties.items():
+                if isinstance(child, Mapping):
+                    _walk(child, f"{path}/properties/{key}", depth + 1, problems, counts)
+    if "array" in type_set:
+        items = node.get("items")
+        if isinstance(items, Mapping):
+            _walk(items, f"{path}/items", depth, problems, counts)
+        else:
+            problems.append(f"{path}: an array must give a single `items` schema")
+    for index, variant in enumerate(node.get("anyOf") or ()):
+        if isinstance(variant, Mapping):
+            _walk(variant, f"{path}/anyOf/{index}", depth, problems, counts)
+    if isinstance(node.get("enum"), list):
+        counts["enum"] += len(node["enum"])
+
+
+def _keyword_problems(node: Mapping[str, Any], path: str) -> list[str]:
+    problems = [
+        f"{path}: `{key}` — {why}"
+        for key, why in STRICT_UNSUPPORTED_KEYWORDS.items()
+        if key in node
+    ]
+    if "format" in node and node["format"] not in STRICT_FORMATS:
+        problems.append(f"{path}: format {node['format']!r} is not one of {sorted(STRICT_FORMATS)}")
+    # 0 and 1 are accepted everywhere strict mode is; larger minimums only by newer models.
+    if isinstance(node.get("minItems"), int) and node["minItems"] > 1:
+        problems.append(f"{path}: minItems {node['minItems']} — only 0 or 1 is portable")
+    types = node.get("type")
+    for name in types if isinstance(types, list) else [types] if types else []:
+        if name not in STRICT_TYPES:
+            problems.append(f"{path}: type {name!r} is not supported")
+    return problems
+
+
+def _object_problems(node: Mapping[str, Any], path: str, depth: int) -> list[str]:
+    problems: list[str] = []
+    if node.get("additionalProperties") is not False:
+        problems.append(f"{path}: an object needs `additionalProperties: false`")
+    properties = node.get("properties")
+    if not isinstance(properties, Mapping) or not properties:
+        problems.append(f"{path}: an object must list its properties (no free-form dicts)")
+        return problems
+    missing = [key for key in properties if key not in (node.get("required") or ())]
+    if missing:
+        problems.append(f"{path}: properties {missing} are not all in `required`")
+    if depth > STRICT_MAX_DEPTH:
+        problems.append(f"{path}: nested {depth} objects deep, over {STRICT_MAX_DEPTH}")
+    return problems
+
+
+def _dangling_refs(schema: Mapping[str, Any]) -> list[str]:
+    names = {
+        f"#/{key}/{name}" for key in ("$defs", "definitions") for name in schema.get(key) or {}
+    }
+    refs: list[str] = []
+    _collect_refs(schema, refs)
+    return [f"$ref {ref!r} points at nothing" for ref in refs if ref != "#" and ref not in names]
+
+
+def _collect_refs(node: object, refs: list[str]) -> None:
+    if isinstance(node, Mapping):
+        if isinstance(node.get("$ref"), str):
+            refs.append(node["$ref"])
+        for value in node.values():
+            _collect_refs(value, refs)
+    elif isinstance(node, list):
+        for value in node:
+            _collect_refs(value, refs)

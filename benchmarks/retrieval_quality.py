@@ -1,0 +1,140 @@
+"""Retrieval quality on SQuAD v1.1 dev: each question should find its own paragraph.
+
+2,067 paragraphs are the chunks, 10,570 questions the queries. Prints recall@1, recall@5 and
+MRR@10 for docbot's tokenizer with each engine, for tokenizer variants (to justify its
+choices), and for the baseline: rank-bm25 BM25Okapi over `re.findall(r"\\w+", text.lower())`.
+
+    python benchmarks/retrieval_quality.py [--variants] [--questions N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from retrieval.engines import EngineKind, build_engine  # noqa: E402
+from retrieval.tokenize import Tokenizer, tokenize  # noqa: E402
+
+SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Squad:
+    paragraphs: tuple[str, ...]
+    questions: tuple[tuple[str, int], ...]  # (question, index of its paragraph)
+
+
+def load_squad(path: Path = SQUAD) -> Squad:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    paragraphs: list[str] = []
+    questions: list[tuple[str, int]] = []
+    for article in data["data"]:
+        for paragraph in article["paragraphs"]:
+            questions.extend((qa["question"], len(paragraphs)) for qa in paragraph["qas"])
+            paragraphs.append(paragraph["context"])
+    return Squad(tuple(paragraphs), tuple(questions))
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    recall_1: float
+    recall_5: float
+    mrr_10: float
+    ms_per_query: float
+
+    def line(self, label: str) -> str:
+        return (
+            f"{label:<44} recall@1 {self.recall_1:.3f}  recall@5 {self.recall_5:.3f}  "
+            f"MRR@10 {self.mrr_10:.3f}  {self.ms_per_query:.2f} ms/query"
+        )
+
+
+def evaluate(
+    rank: Callable[[str], Sequence[int]], questions: Sequence[tuple[str, int]]
+) -> Scores:
+    """`rank(question)` returns paragraph indices, best first (at least the top 10)."""
+    hits_1 = hits_5 = 0
+    reciprocal = 0.0
+    started = time.perf_counter()
+    for question, gold in questions:
+        top = list(rank(question))[:10]
+        if gold in top:
+            place = top.index(gold) + 1
+            hits_1 += place == 1
+            hits_5 += place <= 5
+            reciprocal += 1.0 / place
+    elapsed = time.perf_counter() - started
+    n = len(questions)
+    return Scores(hits_1 / n, hits_5 / n, reciprocal / n, 1000 * elapsed / n)
+
+
+def engine_ranker(
+    kind: EngineKind, paragraphs: Sequence[str], tokenizer: Callable[[str], list[str]]
+) -> Callable[[str], list[int]]:
+    engine = build_engine(kind, [tokenizer(p) for p in paragraphs])
+    return lambda question: [pos for pos, _ in engine.top_k(tokenizer(question), 10)]
+
+
+def baseline_ranker(paragraphs: Sequence[str]) -> Callable[[str], list[int]]:
+    def plain(text: str) -> list[str]:
+        return re.findall(r"\w+", text.lower())
+
+    bm25 = BM25Okapi([plain(p) for p in paragraphs])
+
+    def rank(question: str) -> list[int]:
+        scores = bm25.get_scores(plain(question))
+        return [int(i) for i in np.argsort(-scores, kind="stable")[:10]]
+
+    return rank
+
+
+def variants() -> dict[str, Tokenizer]:
+    found: dict[str, Tokenizer] = {
+        "docbot tokenizer, stopwords kept": Tokenizer(stopwords=frozenset()),
+        "docbot tokenizer, dotted names not kept": Tokenizer(keep_dotted=False),
+    }
+    try:
+        import Stemmer  # PyStemmer: not a docbot dependency; measured when installed
+    except ImportError:
+        print("(PyStemmer not installed: the stemming variant is skipped)")
+        return found
+    stemmer = Stemmer.Stemmer("english")
+    found["docbot tokenizer + Snowball stemming"] = Tokenizer(stem=stemmer.stemWord)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--variants", action="store_true", help="also measure tokenizer variants")
+    parser.add_argument("--questions", type=int, default=0, help="first N questions (0: all)")
+    args = parser.parse_args()
+    if not SQUAD.exists():
+        sys.exit(f"{SQUAD} is absent: this benchmark needs ../shared beside the repository")
+    squad = load_squad()
+    questions = squad.questions[: args.questions] if args.questions else squad.questions
+    print(f"SQuAD v1.1 dev: {len(squad.paragraphs)} paragraphs, {len(questions)} questions")
+    for kind in ("bm25", "tantivy"):
+        ranker = engine_ranker(kind, squad.paragraphs, tokenize)
+        print(evaluate(ranker, questions).line(f"docbot search, {kind} engine"))
+    if args.variants:
+        for label, tokenizer in variants().items():
+            for kind in ("bm25", "tantivy"):
+                ranker = engine_ranker(kind, squad.paragraphs, tokenizer)
+                print(evaluate(ranker, questions).line(f"{label}, {kind}"))
+    print(evaluate(baseline_ranker(squad.paragraphs), questions).line("baseline: BM25Okapi, \\w+"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""BM25 engines behind one small interface: rank-bm25 (the reference) and tantivy (for scale).
+
+An engine ranks the token lists it was built over; which chunks those are is the index's
+business (one engine per collection set, so statistics stay scope-local).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import tantivy
+from rank_bm25 import BM25Okapi
+
+from retrieval.config import SearchConfig
+from retrieval.errors import IndexNotBuiltError
+
+EngineKind = Literal["bm25", "tantivy"]
+_META = "engine.json"
+_FORMAT = 1
+
+
+class Engine(Protocol):
+    name: str
+
+    def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """(doc position, score), best first, ties by position; docs scoring <= 0 are left out."""
+        ...
+
+
+def choose_engine(search: SearchConfig, chunks: int) -> EngineKind:
+    """`auto` picks tantivy once a collection set outgrows rank-bm25's dense scoring."""
+    if search.engine != "auto":
+        return search.engine
+    return "tantivy" if chunks > search.auto_threshold else "bm25"
+
+
+def build_engine(
+    kind: EngineKind, corpus: Sequence[Sequence[str]], directory: Path | None = None
+) -> Engine:
+    """An engine over `corpus` (doc position = list position), persisted in `directory` if given.
+
+    `directory` must exist and be empty; `open_engine(directory)` reopens the engine.
+    """
+    if kind == "tantivy":
+        return TantivyEngine.build(corpus, directory)
+    engine = RankBM25Engine(corpus)
+    if directory is not None:
+        engine.save(directory)
+    return engine
+
+
+def open_engine(directory: Path) -> Engine:
+    """Open an engine written by `Engine.save`; a missing or foreign folder means rebuild."""
+    try:
+        meta = json.loads((directory / _META).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise IndexNotBuiltError(f"{directory}: no readable search engine ({exc})") from exc
+    if meta.get("format") != _FORMAT or meta.get("engine") not in ("bm25", "tantivy"):
+        raise IndexNotBuiltError(f"{directory}: engine written by an incompatible docbot version")
+    if meta["engine"] == "bm25":
+        return RankBM25Engine.open(directory)
+    return TantivyEngine.open(directory, meta["documents"])
+
+
+def _write_meta(directory: Path, engine: str, documents: int) -> None:
+    meta = {"format": _FORMAT, "engine": engine, "documents": documents}
+    (directory / _META).write_text(json.dumps(meta), encoding="utf-8")
+
+
+def _best_first(
+    positions: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], k: int
+) -> list[tuple[int, float]]:
+    """The top k of positive scores, best first, equal scores in position order."""
+    keep = scores > 0
+    positions, scores = positions[keep], scores[keep]
+    if len(scores) > k:
+        # Every score tied with the k-th survives the cut, so ties resolve by position.
+        threshold = np.partition(scores, len(scores) - k)[len(scores) - k]
+        keep = scores >= threshold
+        positions, scores = positions[keep], scores[keep]
+    order = np.lexsort((positions, -scores))[:k]
+    return [(int(positions[i]), float(scores[i])) for i in order]
+
+
+class RankBM25Engine:
+    """rank-bm25's BM25Okapi (k1=1.5, b=0.75, epsilon=0.25), evaluated over postings.
+
+    BM25Okapi computes the statistics (idf with its epsilon floor, avgdl); each posting then
+    holds the term's exact float64 contribution, computed with get_scores' own expression,
+    so a query sums the same numbers in the same order as get_scores: scores are equal to
+    the bit, without get_scores' Python loop over every document for every query term.
+    """
+
+    name = "bm25"
+
+    def __init__(self, corpus: Sequence[Sequence[str]]) -> None:
+        self._documents = len(corpus)
+        self._terms: dict[str, int] = {}
+        self._offsets = np.zeros(1, dtype=np.int64)
+        self._docs = np.zeros(0, dtype=np.int32)
+        self._weights = np.zeros(0, dtype=np.float64)
+        if corpus and any(corpus):
+            self._index(BM25Okapi([list(doc) for doc in corpus]))
+
+    def _index(self, bm25: BM25Okapi) -> None:
+        self._terms = {term: i for i, term in enumerate(bm25.idf)}
+        lengths = [len(freqs) for freqs in bm25.doc_freqs]
+        term_ids = np.fromiter(
+            (self._terms[t] for freqs in bm25.doc_freqs for t in freqs), dtype=np.int64
+        )
+        freqs = np.fromiter((f for d in bm25.doc_freqs for f in d.values()), dtype=np.int64)
+        docs = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+        order = np.argsort(term_ids, kind="stable")  # stable: postings stay in doc order
+        term_ids, freqs, docs = term_ids[order], freqs[order], docs[order]
+        idf = np.array([bm25.idf[t] or 0 for t in bm25.idf], dtype=np.float64)[term_ids]
+        doc_len = np.array(bm25.doc_len)[docs]
+        # get_scores' expression, operand for operand, so the float64 results match it.
+        self._weights = idf * (
+            freqs * (bm25.k1 + 1) / (freqs + bm25.k1 * (1 - bm25.b + bm25.b * doc_len / bm25.avgdl))
+        )
+        self._docs = docs
+        counts = np.bincount(term_ids, minlength=len(self._terms))
+        self._offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        found = [self._terms[t] for t in query_tokens if t in self._terms]
+        if not found or k <= 0:
+            return []
+        scores = np.zeros(self._documents, dtype=np.float64)
+        for term in found:
+            start, end = self._offsets[term], self._offsets[term + 1]
+            # A document appears at most once per term, so fancy-index += is exact.
+            scores[self._docs[start:end]] += self._weights[start:end]
+        positions = np.flatnonzero(scores > 0)
+        return _best_first(positions, scores[positions], k)
+
+    def save(self, directory: Path) -> None:
+        np.save(directory / "offsets.npy", self._offsets)
+        np.save(directory / "docs.npy", self._docs)
+        np.save(directory / "weights.npy", self._weights)
+        terms = "\n".join(self._terms)  # tokens never hold a newline: they are \w runs
+        (directory / "terms.txt").write_text(terms, encoding="utf-8")
+        _write_meta(directory, self.name, self._documents)
+
+    @classmethod
+    def open(cls, directory: Path) -> RankBM25Engine:
+        meta = json.loads((directory / _META).read_text(encoding="utf-8"))
+        engine = cls(())
+        engine._documents = int(meta["documents"])
+        terms = (directory / "terms.txt").read_text(encoding="utf-8")
+        engine._terms = {t: i for i, t in enumerate(terms.split("\n"))} if terms else {}
+        engine._offsets = np.load(directory / "offsets.npy")
+        engine._docs = np.load(directory / "docs.npy")
+        engine._weights = np.load(directory / "weights.npy")
+        return engine
+
+
+class TantivyEngine:
+    """tantivy's BM25 (Lucene's: k1=1.2, b=0.75, idf ln(1+(N-df+.5)/(df+.5))).
+
+    Documents are our tokens joined by spaces in a `whitespace`-tokenized field, queried
+    with term queries: tantivy never re-tokenizes our tokens nor parses user text as syntax.
+    A fast field maps tantivy's doc address back to the position in the corpus.
+    """
+
+    name = "tantivy"
+    _HEAP = 256_000_000  # enough for one segment at 100k chunks, so docs stay in order
+
+    def __init__(self, index: tantivy.Index, documents: int) -> None:
+        self._index = index
+        self._schema = index.schema
+        self._searcher = index.searcher()
+        self._documents = documents
+
+    @staticmethod
+    def _schema_for() -> tantivy.Schema:
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field(
+            "body", stored=False, tokenizer_name="whitespace", index_option="freq"
+        )
+        builder.add_unsigned_field("pos", stored=False, indexed=False, fast=True)
+        return builder.build()
+
+    @classmethod
+    def build(cls, corpus: Sequence[Sequence[str]], directory: Path | None = None) -> TantivyEngine:
+        index = tantivy.Index(cls._schema_for(), path=None if directory is None else str(directory))
+        writer = index.writer(cls._HEAP, 1)
+        for position, tokens in enumerate(corpus):
+            document = tantivy.Document()
+            document.add_text("body", " ".join(tokens))
+            document.add_unsigned("pos", position)
+            writer.add_document(document)
+        writer.commit()
+        writer.wait_merging_threads()
+        index.reload()
+        if directory is not None:
+            _write_meta(directory, cls.name, len(corpus))
+        return cls(index, len(corpus))
+
+    @classmethod
+    def open(cls, directory: Path, documents: int) -> TantivyEngine:
+        try:
+            index = tantivy.Index.open(str(directory))
+        except (OSError, ValueError) as exc:
+            raise IndexNotBuiltError(f"{directory}: cannot open the tantivy index ({exc})") from exc
+        return cls(index, documents)
+
+    def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        if not query_tokens or k <= 0:
+            return []
+        should = tantivy.Occur.Should
+        query = tantivy.Query.boolean_query(
+            [(should, tantivy.Query.term_query(self._schema, "body", t)) for t in query_tokens]
+        )
+        limit = k
+        while True:
+            hits = self._searcher.search(query, limit, count=False).hits
+            # Done once the k-th score is strictly above the last fetched one (or all are in):
+            # then every document tied with the k-th is among the hits.
+            if len(hits) < limit or len(hits) <= k or hits[-1][0] < hits[k - 1][0]:
+                break
+            limit *= 4
+        if not hits:
+            return []
+        positions = self._searcher.fast_field_values("pos", [address for _, address in hits])
+        return _best_first(np.array(positions, dtype=np.int64), np.array([s for s, _ in hits]), k)

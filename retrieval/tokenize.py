@@ -1,0 +1,133 @@
+"""The one tokenizer for documents and queries: words, code identifiers and CJK bigrams.
+
+Pure: the only state is a bounded memo of word -> tokens, which never changes a result.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from itertools import chain
+from dataclasses import dataclass, field
+
+# Han, Hiragana, Katakana, Hangul (jamo, compatibility jamo, syllables) and CJK
+# compatibility ideographs: scripts written without spaces between words.
+_CJK_RANGES = (
+    "\u1100-\u11ff\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
+    "\U00020000-\U0002fa1f"
+)
+_CJK_SPLIT = re.compile(f"([{_CJK_RANGES}]+)")
+_HAS_CJK = re.compile(f"[{_CJK_RANGES}]")
+# A word, or dotted name such as `httpx.Client` or `3.11`; case is kept until the
+# identifier has been split at its case changes.
+_WORD = re.compile(r"\w+(?:\.\w+)*")
+_MEMO_LIMIT = 300_000
+
+# Measured on SQuAD v1.1 dev (docs/performance.md): dropping these costs no recall and
+# shortens the posting lists a query walks, which is most of tantivy's latency at 100k.
+_STOPWORD_TEXT = """
+a an and are as at be been being but by can could did do does doing for from had has have
+having he her hers him his how i if in into is it its itself me my of on or our ours she
+should so than that the their theirs them then there these they this those to too was we
+were what when where which while who whom why will with would you your yours
+"""
+ENGLISH_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+@dataclass(slots=True)
+class Tokenizer:
+    """Turns text into index terms; one instance, `tokenize`, serves documents and queries.
+
+    The options exist so benchmarks can measure the alternatives; docbot uses the defaults.
+    """
+
+    stopwords: frozenset[str] = ENGLISH_STOPWORDS
+    keep_dotted: bool = True  # `httpx.client` kept whole besides `httpx` and `client`
+    stem: Callable[[str], str] | None = None
+    _memo: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def __call__(self, text: str) -> list[str]:
+        words = _WORD.findall(unicodedata.normalize("NFKC", text))
+        memo = self._memo
+        missing = set(words).difference(memo)
+        if len(memo) + len(missing) > _MEMO_LIMIT:
+            memo.clear()  # bounded: a long build must not grow without end
+            missing = set(words)
+        for raw in missing:
+            memo[raw] = self._word(raw)
+        # Looked up and flattened in C: this runs over every word of every document.
+        return list(chain.from_iterable(map(memo.__getitem__, words)))
+
+    def _word(self, raw: str) -> tuple[str, ...]:
+        if _HAS_CJK.search(raw):
+            return tuple(self._mixed(raw))
+        names = raw.split(".")
+        out: list[str] = []
+        if len(names) > 1 and self.keep_dotted:
+            out.append(raw.casefold())
+        for name in names:
+            out.extend(self._identifier(name))
+        return self._finish(out)
+
+    def _mixed(self, raw: str) -> Iterable[str]:
+        """A word mixing CJK and other letters, e.g. `Python的文档`: bigrams for the CJK runs."""
+        for index, piece in enumerate(_CJK_SPLIT.split(raw)):
+            if not piece:
+                continue
+            if index % 2:  # re.split puts the captured CJK runs at odd positions
+                yield from cjk_bigrams(piece)
+            else:
+                yield from self._word(piece.strip("."))
+
+    def _identifier(self, name: str) -> list[str]:
+        """`getUserName` -> getusername, get, user, name; `follow_redirects` likewise."""
+        whole = name.casefold()
+        if not whole.strip("_"):
+            return []
+        parts = [p.casefold() for chunk in name.split("_") if chunk for p in camel_parts(chunk)]
+        if parts == [whole]:
+            return [whole]
+        return [whole, *dict.fromkeys(p for p in parts if p != whole)]
+
+    def _finish(self, tokens: list[str]) -> tuple[str, ...]:
+        kept = [t for t in tokens if t not in self.stopwords]
+        if self.stem is not None:
+            kept = [self.stem(t) for t in kept]
+        return tuple(kept)
+
+
+def camel_parts(word: str) -> list[str]:
+    """Split at case changes: `HTTPServer` -> HTTP, Server; `getUserName` -> get, User, Name.
+
+    Digits stay with the letters before them (`sha256`, `utf8Decoder` -> utf8, Decoder).
+    """
+    parts: list[str] = []
+    start = 0
+    for i in range(1, len(word)):
+        prev, cur = word[i - 1], word[i]
+        lower_to_upper = cur.isupper() and (prev.islower() or prev.isdigit())
+        acronym_end = (
+            cur.isupper() and prev.isupper() and i + 1 < len(word) and word[i + 1].islower()
+        )
+        if lower_to_upper or acronym_end:
+            parts.append(word[start:i])
+            start = i
+    parts.append(word[start:])
+    return parts
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams, so a Chinese question finds Chinese text without a lexicon."""
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+_DEFAULT = Tokenizer()
+
+
+def tokenize(text: str) -> list[str]:
+    """docbot's tokenizer: NFKC, casefold, identifiers split (keeping the whole), CJK bigrams."""
+    return _DEFAULT(text)

@@ -1,0 +1,314 @@
+"""Verification of a model's response against its evidence packet, in code, before anyone sees it.
+
+Pure functions. Order (design.md): status/claims agree; citations are packet labels; each claim
+is supported by its cited evidence. Dropped claims keep their reason; sources are numbered by use.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from grounding.answer import AnswerStatus, Claim, DroppedClaim, Source
+from grounding.evidence import EvidenceItem, EvidencePacket
+from grounding.schema import GroundedResponse
+from retrieval.chunks import Chunk
+
+# Share of a claim's content words (distinct, stopwords dropped, suffix-folded) that must occur in
+# its cited evidence. 0.7 lets a claim rephrase a few words ("you can set" for "set") while a
+# claim that adds its own facts fails; the exact-token check below catches changed specifics
+# even when most words match.
+SUPPORT_THRESHOLD = 0.7
+
+_STOPWORD_TEXT = (
+    "a about above after again all also am an and any are as at be because been before being "
+    "below between both but by can could did do does doing done down during each either few "
+    "for from further had has have having he her here hers him his how i if in into is it its "
+    "itself just me more most my now of off on once or other "
+    "our out over own same shall she should so some such than that the their theirs them then "
+    "there these they this those through to too under until up upon very via was we were what "
+    "when where whether which while who whom whose why will with within without would you "
+    "your yours "
+    # Filler verbs a paraphrase adds ("use X to ..."): they carry no fact of their own.
+    "use uses used using"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# A claim that negates must cite evidence that negates too: "does not retry" shares every
+# content word with "retries", so the word check alone would pass it.
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|nor|without)\b|n[’']t\b", re.IGNORECASE)
+_LABEL_MARKERS = re.compile(r"\s*[\[(]E\d+(?:\s*[,;]\s*E\d+)*[\])]")
+_URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
+_QUOTED = re.compile(
+    r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|(?<!\w)'([^'\n]+)'(?!\w)|«([^»\n]+)»"
+)
+_PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*")
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+_VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)*\b")
+_IDENTIFIER = re.compile(
+    r"\b\w*_\w*\b"  # snake_case, CONSTANT_NAMES, __dunder__
+    r"|\b[a-z]+[A-Z]\w*\b"  # camelCase
+    r"|\b[A-Z][a-z0-9]+[A-Z]\w*\b"  # PascalCase with more than one hump
+    r"|\b[A-Z][A-Z0-9]{2,}\b"  # CONSTANTS and acronyms
+    r"|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?!\d+(?:st|nd|rd|th)\b)[A-Za-z0-9]+\b"  # h2, utf8
+)
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W\d_]+")
+_TRAILING_PUNCTUATION = ".,;:!?"
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    status: AnswerStatus
+    claims: tuple[Claim, ...]
+    sources: tuple[Source, ...]
+    dropped: tuple[DroppedClaim, ...]
+    message: str
+
+
+def normalize_label(citation: str) -> str:
+    """`E1` as written, or with brackets/spaces/lowercase ("[e1]"): formatting is not a fact."""
+    return citation.strip().strip("[]()").strip().upper()
+
+
+def unknown_citations(response: GroundedResponse, packet: EvidencePacket) -> tuple[str, ...]:
+    """Cited ids that are not labels of `packet`, in order of first use; ignored claims excluded."""
+    if response.status != "answered":
+        return ()
+    labels = set(packet.labels)
+    unknown: dict[str, None] = {}
+    for claim in response.claims:
+        for citation in claim.citations:
+            if normalize_label(citation) not in labels:
+                unknown.setdefault(citation, None)
+    return tuple(unknown)
+
+
+def verify(
+    response: GroundedResponse,
+    packet: EvidencePacket,
+    url_for: Callable[[Chunk], str | None],
+) -> Verification:
+    """Keep only the claims that cite packet labels and are supported by what they cite."""
+    if response.status == "insufficient_context":
+        # Claims next to "insufficient_context" contradict the status: they are not shown.
+        return _not_found(not_answered_message(packet), ())
+    kept: list[tuple[str, tuple[EvidenceItem, ...]]] = []
+    dropped: list[DroppedClaim] = []
+    for claim in response.claims:
+        text = _LABEL_MARKERS.sub("", claim.text).strip()
+        items, problem = _check_claim(text, claim.citations, packet)
+        if problem is None:
+            kept.append((text, items))
+        else:
+            dropped.append(DroppedClaim(text, *problem))
+    if not kept:
+        return _not_found(unverified_message(packet, len(dropped)), tuple(dropped))
+    claims, sources = _number(kept, url_for)
+    return Verification(AnswerStatus.ANSWERED, claims, sources, tuple(dropped), "")
+
+
+def _check_claim(
+    text: str, citations: Sequence[str], packet: EvidencePacket
+) -> tuple[tuple[EvidenceItem, ...], tuple[str, str] | None]:
+    """The cited items, and (reason, detail) when the claim must be dropped."""
+    labels = tuple(dict.fromkeys(normalize_label(c) for c in citations))
+    if not labels:
+        return (), ("no_citation", "the claim cites no evidence")
+    items = tuple(packet.item(label) for label in labels)
+    unknown = [c for c, item in zip(labels, items, strict=True) if item is None]
+    if unknown:
+        return (), ("unknown_citation", ", ".join(unknown))
+    known = tuple(item for item in items if item is not None)
+    problem = support_problem(text, evidence_text(known))
+    return known, None if problem is None else ("unsupported", problem)
+
+
+def evidence_text(items: Iterable[EvidenceItem]) -> str:
+    """What a claim citing `items` may draw on: their headings and their text."""
+    return "\n\n".join("\n".join((*i.chunk.heading_path, i.chunk.text)) for i in items)
+
+
+def _number(
+    kept: Sequence[tuple[str, tuple[EvidenceItem, ...]]],
+    url_for: Callable[[Chunk], str | None],
+) -> tuple[tuple[Claim, ...], tuple[Source, ...]]:
+    """Sources numbered 1.. in order of first use; each claim cites those numbers."""
+    numbers: dict[str, int] = {}
+    sources: list[Source] = []
+    claims: list[Claim] = []
+    for text, items in kept:
+        for item in items:
+            if item.label not in numbers:
+                numbers[item.label] = len(sources) + 1
+                sources.append(_source(numbers[item.label], item.chunk, url_for))
+        claims.append(Claim(text, tuple(numbers[item.label] for item in items)))
+    return tuple(claims), tuple(sources)
+
+
+def _source(n: int, chunk: Chunk, url_for: Callable[[Chunk], str | None]) -> Source:
+    return Source(
+        n=n,
+        collection=chunk.collection,
+        path=chunk.path,
+        heading=chunk.heading,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        url=url_for(chunk),
+        chunk_id=chunk.chunk_id,
+        updated=chunk.updated,
+    )
+
+
+def _not_found(message: str, dropped: tuple[DroppedClaim, ...]) -> Verification:
+    return Verification(AnswerStatus.NOT_FOUND, (), (), dropped, message)
+
+
+def not_answered_message(packet: EvidencePacket) -> str:
+    # The model's own message is unverified free text, so what the user reads is written here.
+    return (
+        f"The documentation this conversation can read ({_collections(packet)}) does not "
+        "answer this question."
+    )
+
+
+def unverified_message(packet: EvidencePacket, dropped: int) -> str:
+    statements = "statement" if dropped == 1 else "statements"
+    return (
+        f"I found passages in {_collections(packet)}, but could not verify an answer against "
+        f"them ({dropped} {statements} did not match the cited text), so none is shown."
+    )
+
+
+def _collections(packet: EvidencePacket) -> str:
+    return ", ".join(packet.scope.collections) or "no collections"
+
+
+def support_problem(claim_text: str, evidence_text: str) -> str | None:
+    """None when `evidence_text` supports `claim_text`, else why not (naming the offending token).
+
+    Every exact token of the claim (number, version, quoted string, identifier, flag, path, URL)
+    must appear verbatim; a negating claim needs negating evidence; then at least
+    SUPPORT_THRESHOLD of its content words must appear.
+    """
+    claim = _normalize(claim_text)
+    if not claim:
+        return "the claim is empty"
+    evidence = _normalize(evidence_text)
+    tokens = exact_tokens(claim)
+    for token in tokens:
+        if not _appears(token, evidence):
+            return f"not in the cited evidence: {token!r}"
+    negation = _NEGATION.search(claim)
+    if negation and not _NEGATION.search(evidence):
+        return f"the claim negates ({negation.group(0)!r}) but the cited evidence does not"
+    return _coverage_problem(claim, evidence, has_exact=bool(tokens))
+
+
+def _coverage_problem(claim: str, evidence: str, *, has_exact: bool) -> str | None:
+    words = content_words(claim)
+    if not words:
+        return None if has_exact else "the claim has no content words to check"
+    folded_evidence = evidence.casefold()
+    available = content_words(evidence, keep_stopwords=True)
+    missing = sorted(w for w in words if w not in available and not _cjk_in(w, folded_evidence))
+    if len(words) - len(missing) >= SUPPORT_THRESHOLD * len(words):
+        return None
+    return (
+        f"{len(words) - len(missing)} of {len(words)} content words are in the cited evidence "
+        f"(needs {SUPPORT_THRESHOLD:.0%}); missing: {', '.join(missing[:8])}"
+    )
+
+
+def exact_tokens(text: str) -> tuple[str, ...]:
+    """The tokens of `text` that must appear verbatim in evidence, by kind, then by position."""
+    found: list[str] = []
+    remaining = text
+    for pattern in (_URL, _QUOTED, _PATH, _FLAG, _DOTTED, _VERSION, _IDENTIFIER, _NUMBER):
+        taken: list[tuple[int, int]] = []
+        for match in pattern.finditer(remaining):
+            token = _token_of(pattern, match)
+            if token:
+                found.append(token)
+                taken.append(match.span())
+        # Mask what was taken, so a dotted name inside a quoted string is not checked twice.
+        for start, end in taken:
+            remaining = remaining[:start] + " " * (end - start) + remaining[end:]
+    return tuple(dict.fromkeys(found))
+
+
+def _token_of(pattern: re.Pattern[str], match: re.Match[str]) -> str:
+    if pattern is _QUOTED:
+        return next(g for g in match.groups() if g is not None).strip()
+    token = match.group(0)
+    if pattern in (_URL, _PATH):
+        token = token.rstrip(_TRAILING_PUNCTUATION)
+    if pattern is _PATH and not _is_path(token):
+        return ""
+    if pattern is _DOTTED and all(len(part) == 1 for part in token.split(".")):
+        return ""  # e.g. / i.e: abbreviations, not names
+    return token
+
+
+def _is_path(token: str) -> bool:
+    """`and/or` and `HTTP/2` are words; `/etc/hosts`, `docs/api.md`, `a/b/c` are paths."""
+    last = token.rsplit("/", 1)[-1]
+    return token.startswith(("/", "~", ".")) or token.count("/") >= 2 or "." in last
+
+
+def _appears(token: str, evidence: str) -> bool:
+    """`token` occurs in `evidence` as a whole token: `30` is not in `300`, `max` not in `max_x`."""
+    if not (token[0].isalnum() or token[0] == "_" or token[-1].isalnum() or token[-1] == "_"):
+        return token in evidence
+    left = r"(?<![\d])(?<!\d[.,])" if token[0].isdigit() else r"(?<!\w)" if _wordy(token[0]) else ""
+    right = r"(?![\d])(?![.,]\d)" if token[-1].isdigit() else r"(?!\w)" if _wordy(token[-1]) else ""
+    return re.search(left + re.escape(token) + right, evidence) is not None
+
+
+def _wordy(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def content_words(text: str, *, keep_stopwords: bool = False) -> frozenset[str]:
+    """Distinct casefolded, suffix-folded words of letters; stopwords dropped unless kept."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    return frozenset(
+        fold_word(w) for w in words if len(w) > 1 and (keep_stopwords or w not in _STOPWORDS)
+    )
+
+
+def fold_word(word: str) -> str:
+    """Light suffix folding so inflections meet: retries/retry, configured/configure, boxes/box."""
+    if len(word) <= 3:
+        return word
+    for suffix, replacement in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("sses", "ss"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                continue
+            word = word[: -len(suffix)] + replacement
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]  # stopped -> stopp -> stop
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]  # configure / configur(ed): meet at the stem
+    return word
+
+
+def _cjk_in(word: str, folded_evidence: str) -> bool:
+    # Scripts written without spaces have no word boundaries: a run must appear as written.
+    return any(ord(c) >= 0x2E80 for c in word) and word in folded_evidence
+
+
+def _normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())

@@ -1,0 +1,263 @@
+"""verify(), unknown_citations() and support_problem(): each rule, in design.md's order."""
+
+from __future__ import annotations
+
+import pytest
+
+from grounding.answer import AnswerStatus
+from grounding.evidence import EvidencePacket, PackPolicy, pack
+from grounding.verify import (
+    SUPPORT_THRESHOLD,
+    exact_tokens,
+    fold_word,
+    support_problem,
+    unknown_citations,
+    verify,
+)
+from retrieval.chunks import Chunk
+from tests.grounding.fakes import (
+    WordCounter,
+    hits_of,
+    insufficient,
+    make_chunk,
+    make_scope,
+    response,
+)
+
+ROLLBACK = make_chunk(
+    "To roll back a release, run `deploy rollback --to v2.4.1`. The rollback takes about "
+    "5 minutes and keeps the database untouched.",
+    path="deploy.md",
+    heading_path=("Deploy", "Rollback"),
+    start_line=40,
+)
+KEYS = make_chunk(
+    "Rotate the payments API key every 90 days with rotate_key(). "
+    "Set PAYMENTS_KEY_TTL to change it.",
+    collection="payments",
+    path="keys.md",
+    heading_path=("Keys",),
+    start_line=3,
+    updated="2026-09-01",
+)
+LIMITS = make_chunk(
+    "Requests are limited to 100 per minute per token.",
+    path="limits.md",
+    heading_path=("Limits",),
+    start_line=7,
+)
+
+
+def _packet(*chunks: Chunk) -> EvidencePacket:
+    policy = PackPolicy(neighbours=False)
+    scope = make_scope("handbook", "payments")
+    return pack("q", scope, "g", hits_of(*chunks), policy, WordCounter())
+
+
+def _url(chunk: Chunk) -> str:
+    return f"https://docs.example/{chunk.path}#L{chunk.start_line}-L{chunk.end_line}"
+
+
+PACKET = _packet(ROLLBACK, KEYS, LIMITS)
+
+
+def test_verify_keeps_supported_claims_and_builds_sources() -> None:
+    result = verify(
+        response(("Run `deploy rollback --to v2.4.1` to roll back a release.", ["E1"])),
+        PACKET,
+        _url,
+    )
+    assert result.status is AnswerStatus.ANSWERED
+    assert [(c.text, c.citations) for c in result.claims] == [
+        ("Run `deploy rollback --to v2.4.1` to roll back a release.", (1,))
+    ]
+    (source,) = result.sources
+    assert (source.n, source.collection, source.path, source.heading) == (
+        1,
+        "handbook",
+        "deploy.md",
+        "Rollback",
+    )
+    assert (source.start_line, source.end_line, source.chunk_id, source.updated) == (
+        40,
+        40,
+        ROLLBACK.chunk_id,
+        "2026-10-02",
+    )
+    assert source.url == "https://docs.example/deploy.md#L40-L40"
+    assert result.dropped == () and result.message == ""
+
+
+def test_verify_numbers_sources_by_first_use() -> None:
+    result = verify(
+        response(
+            ("Requests are limited to 100 per minute per token.", ["E3"]),
+            ("Rotate the payments API key every 90 days.", ["E2", "E3"]),
+            ("The rollback takes about 5 minutes.", ["E1", "E2"]),
+        ),
+        PACKET,
+        _url,
+    )
+    assert [s.chunk_id for s in result.sources] == [
+        LIMITS.chunk_id,
+        KEYS.chunk_id,
+        ROLLBACK.chunk_id,
+    ]
+    assert [s.n for s in result.sources] == [1, 2, 3]
+    assert [c.citations for c in result.claims] == [(1,), (2, 1), (3, 2)]
+
+
+def test_verify_drops_a_claim_whose_number_is_not_in_the_evidence() -> None:
+    result = verify(
+        response(
+            ("Rotate the payments API key every 30 days.", ["E2"]),
+            ("Rotate the payments API key every 90 days.", ["E2"]),
+        ),
+        PACKET,
+        _url,
+    )
+    assert [c.text for c in result.claims] == ["Rotate the payments API key every 90 days."]
+    (dropped,) = result.dropped
+    assert (dropped.reason, dropped.detail) == ("unsupported", "not in the cited evidence: '30'")
+
+
+def test_verify_support_comes_only_from_the_cited_items() -> None:
+    # True in E3, but cited to E1: the claim must stand on what it cites.
+    result = verify(response(("Requests are limited to 100 per minute.", ["E1"])), PACKET, _url)
+    assert result.status is AnswerStatus.NOT_FOUND
+    assert result.dropped[0].reason == "unsupported"
+
+
+def test_verify_unknown_citation_drops_the_claim() -> None:
+    result = verify(
+        response(
+            ("Rotate the payments API key every 90 days.", ["E2", "E9"]),
+            ("Requests are limited to 100 per minute per token.", ["E3"]),
+        ),
+        PACKET,
+        _url,
+    )
+    assert [c.text for c in result.claims] == ["Requests are limited to 100 per minute per token."]
+    assert [(d.reason, d.detail) for d in result.dropped] == [("unknown_citation", "E9")]
+
+
+def test_verify_claim_without_citations_is_dropped() -> None:
+    result = verify(response(("Rotate the payments API key every 90 days.", [])), PACKET, _url)
+    assert result.status is AnswerStatus.NOT_FOUND
+    assert [d.reason for d in result.dropped] == ["no_citation"]
+    assert "could not verify" in result.message and "1 statement" in result.message
+
+
+def test_verify_accepts_label_formatting_variants() -> None:
+    result = verify(
+        response(("Rotate the payments API key every 90 days [E2].", [" e2 ", "[E2]"])),
+        PACKET,
+        _url,
+    )
+    assert [(c.text, c.citations) for c in result.claims] == [
+        ("Rotate the payments API key every 90 days.", (1,))
+    ]
+
+
+def test_verify_insufficient_context_ignores_its_claims() -> None:
+    stray = response(("Rotate the payments API key every 90 days.", ["E2"]))
+    confused = insufficient().model_copy(update={"claims": stray.claims})
+    result = verify(confused, PACKET, _url)
+    assert result.status is AnswerStatus.NOT_FOUND
+    assert result.claims == () and result.sources == () and result.dropped == ()
+    assert "handbook, payments" in result.message
+    assert unknown_citations(confused, PACKET) == ()
+
+
+def test_verify_answered_without_claims_is_not_found() -> None:
+    result = verify(response(message="Here is my answer: do X."), PACKET, _url)
+    assert result.status is AnswerStatus.NOT_FOUND
+    assert "do X" not in result.message
+    assert result.message
+
+
+def test_verify_message_never_carries_model_text() -> None:
+    result = verify(insufficient("Just delete the database."), PACKET, _url)
+    assert "delete" not in result.message
+
+
+def test_unknown_citations_in_order_of_first_use() -> None:
+    reply = response(("a", ["E2", "E7"]), ("b", ["source", "E7", "e1"]))
+    assert unknown_citations(reply, PACKET) == ("E7", "source")
+
+
+@pytest.mark.parametrize(
+    ("claim", "problem"),
+    [
+        ("The rollback takes about 5 minutes.", None),
+        ("The rollback takes about 15 minutes.", "'15'"),
+        ("Run `deploy rollback --to v2.4.1`.", None),
+        ("Run `deploy rollback --to v2.4`.", "'deploy rollback --to v2.4'"),
+        ("Use v2.4.1 to roll back.", None),
+        ("Use v2.5 to roll back.", "'v2.5'"),
+        ("Use --force to roll back a release.", "'--force'"),
+        ("Call rotate_key() to rotate the payments API key.", None),
+        ("Call rotate_keys() to rotate the payments API key.", "'rotate_keys'"),
+        ("Call rotateKey() to rotate the payments API key.", "'rotateKey'"),
+        ("Set PAYMENTS_KEY_TTL to change it.", None),
+        ("Set PAYMENT_KEY_TTL to change it.", "'PAYMENT_KEY_TTL'"),
+        ("The key lives in /etc/payments/key.pem.", "'/etc/payments/key.pem'"),
+        ("Use payments.rotate to rotate the key.", "'payments.rotate'"),
+        ('Rotate the key with "rotate now".', "'rotate now'"),
+        ("The rollback does not keep the database untouched.", "negates"),
+        ("Rollbacks corrupt customer invoices and notify finance.", "content words"),
+    ],
+)
+def test_support_problem_rules(claim: str, problem: str | None) -> None:
+    evidence = ROLLBACK.text + "\n" + KEYS.text
+    found = support_problem(claim, evidence)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and problem in found
+
+
+def test_support_problem_numbers_match_whole_tokens() -> None:
+    assert support_problem("Requests are limited to 10 per minute.", LIMITS.text) is not None
+    assert (
+        support_problem("Requests are limited to 1.5 per minute.", "limited to 1.50 per")
+        is not None
+    )
+    assert support_problem("Requests are limited to 100 per minute.", LIMITS.text) is None
+
+
+def test_support_problem_threshold_is_documented_share_of_content_words() -> None:
+    evidence = "alpha bravo charlie delta echo foxtrot golf hotel india juliet"
+    words = evidence.split()
+    assert SUPPORT_THRESHOLD == 0.7
+    claim_ok = " ".join([*words[:7], "kilo", "lima", "mike"])
+    claim_bad = " ".join([*words[:6], "kilo", "lima", "mike", "november"])
+    assert support_problem(claim_ok, evidence) is None
+    assert support_problem(claim_bad, evidence) is not None
+
+
+def test_support_problem_folds_inflections_and_ignores_stopwords() -> None:
+    evidence = "The client retries failed requests and caches configured boxes."
+    assert support_problem("A client will retry the request it failed", evidence) is None
+    assert support_problem("The cache is configured for each box", evidence) is None
+
+
+def test_support_problem_empty_and_wordless_claims() -> None:
+    assert support_problem("   ", "anything") == "the claim is empty"
+    assert support_problem("!!", "anything") is not None
+    assert support_problem("90", KEYS.text) is None
+
+
+def test_exact_tokens_skip_prose_lookalikes() -> None:
+    tokens = exact_tokens("Use it e.g. for reads and/or writes over HTTP/2, i.e. the 2nd way.")
+    assert "e.g" not in tokens and "i.e" not in tokens and "and/or" not in tokens
+    assert "HTTP" in tokens and "2" in tokens
+
+
+def test_fold_word_meets_common_inflections() -> None:
+    pairs = [("retries", "retry"), ("retried", "retry"), ("configured", "configure"),
+             ("configuring", "configures"), ("boxes", "box"), ("stopped", "stop"),
+             ("caches", "cache"), ("passes", "pass")]  # fmt: skip
+    for left, right in pairs:
+        assert fold_word(left) == fold_word(right), (left, right)
+    assert fold_word("status") == "status"

@@ -194,17 +194,14 @@ class OpenAIGenerator:
 
 
 def _user_messages(request: GenerationRequest) -> list[str]:
-    """The question with its evidence, then (on regeneration) the error in the last reply."""
-    messages = [request.prompt.input]
+    """The question with its evidence, then (on regeneration) the error in the last reply.
+
+    The correction is sent verbatim as its own turn: `grounding.prompt.correction_note` owns the
+    wording (the unknown ids and the valid labels), so the generator adds none of its own.
+    """
     if request.correction:
-        labels = ", ".join(item.label for item in request.packet.items) or "(none)"
-        messages.append(
-            "Your previous response was rejected: "
-            f"{request.correction.strip()} "
-            f"Cite only these evidence labels: {labels}. "
-            "Answer again in the same JSON format; leave out any claim you cannot support."
-        )
-    return messages
+        return [request.prompt.input, request.correction]
+    return [request.prompt.input]
 
 
 def safety_identifier(user_id: str) -> str:

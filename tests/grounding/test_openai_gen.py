@@ -17,7 +17,6 @@ from grounding.generators.base import (
     GenerationError,
     GenerationRequest,
     Generator,
-    Prompt,
 )
 from grounding.generators.openai_gen import (
     OpenAIGenerator,
@@ -25,6 +24,7 @@ from grounding.generators.openai_gen import (
     safety_identifier,
     strict_schema_problems,
 )
+from grounding.prompt import build_prompt, correction_note
 from grounding.schema import GroundedClaim, GroundedResponse
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
 from retrieval.errors import ConfigError
@@ -77,11 +77,8 @@ def _packet() -> EvidencePacket:
 
 
 def _request(*, correction: str | None = None, user_id: str | None = USER) -> GenerationRequest:
-    prompt = Prompt(
-        instructions="Answer only from the evidence; cite evidence labels.",
-        input=f"Question: What is the default timeout?\n<evidence id=E1>{TIMEOUT_TEXT}</evidence>",
-    )
-    return GenerationRequest(_packet(), prompt, user_id=user_id, correction=correction)
+    packet = _packet()
+    return GenerationRequest(packet, build_prompt(packet), user_id=user_id, correction=correction)
 
 
 async def _generate(
@@ -215,15 +212,19 @@ def test_generate_omits_the_safety_identifier_without_a_user(api: API) -> None:
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_generate_sends_the_correction_on_regeneration(api: API) -> None:
-    correction = "Claim 1 cites E7, which is not in the evidence."
+def test_generate_sends_the_correction_as_its_own_turn(api: API) -> None:
+    correction = correction_note(["E7"], _packet().labels)
     outcome, fake = _serve(api, GOOD, request=_request(correction=correction))
     _generation(outcome)
     (body,) = fake.bodies(api)
-    question, retry = _user_texts(api, body)
-    assert question == _request().prompt.input
-    assert correction in retry
-    assert "E1, E2" in retry  # the labels the model may cite
+    assert _user_texts(api, body) == [_request().prompt.input, correction]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_generate_sends_no_correction_on_the_first_try(api: API) -> None:
+    _, fake = _serve(api, GOOD)
+    (body,) = fake.bodies(api)
+    assert _user_texts(api, body) == [_request().prompt.input]
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -113,8 +113,9 @@ class ChannelPolicy:
             info = await self._lookup(channel_id)
         except ChannelLookupError as exc:
             # Not cached: the next question retries, and until then we fail closed.
-            log.warning("channel %s: %s; treating it as unknown (public collections only)",
-                        channel_id, exc)
+            log.warning(
+                "channel %s: %s; treating it as unknown (public collections only)", channel_id, exc
+            )
             return ConversationKind.DM if channel_type == "im" else ConversationKind.UNKNOWN
         kind = conversation_kind(info)
         self._cache[key] = _Cached(kind, now + self._ttl)

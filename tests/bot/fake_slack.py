@@ -17,12 +17,14 @@ from aiohttp import web
 BOT_TOKEN = "xoxb-fake-docbot-token"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Call:
     method: str
     params: dict[str, Any]
     body: str  # the raw request body (plus the query string), for leak scans
     token: str | None
+    status: int = 0  # the HTTP status and JSON the fake answered with
+    response: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -61,6 +63,10 @@ class FakeSlack:
 
     def calls_to(self, method: str) -> list[Call]:
         return [c for c in self.calls if c.method == method]
+
+    def posted(self) -> list[Call]:
+        """chat.postMessage calls that succeeded (their `response["ts"]` is the reply's ts)."""
+        return [c for c in self.calls_to("chat.postMessage") if c.response.get("ok")]
 
     def all_text(self) -> str:
         """Everything docbot sent to Slack, for scanning that a secret never left."""
@@ -101,20 +107,23 @@ class FakeSlack:
         params = _decode(request, raw)
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else params.get("token")
-        self.calls.append(Call(method, params, f"{request.query_string}\n{raw}", token))
+        call = Call(method, params, f"{request.query_string}\n{raw}", token)
+        self.calls.append(call)
         failure = self._take_failure(method)
+        headers = {}
         if failure is not None:
-            headers = {}
+            call.status = failure.status
+            call.response = {
+                "ok": False,
+                "error": "ratelimited" if failure.status == 429 else "fatal_error",
+            }
             if failure.retry_after is not None:
                 headers["Retry-After"] = str(failure.retry_after)
-            return web.json_response(
-                {"ok": False, "error": "ratelimited" if failure.status == 429 else "fatal_error"},
-                status=failure.status,
-                headers=headers,
-            )
-        if token != self.token:
-            return web.json_response({"ok": False, "error": "invalid_auth"})
-        return web.json_response(self._answer(method, params))
+        elif token != self.token:
+            call.status, call.response = 200, {"ok": False, "error": "invalid_auth"}
+        else:
+            call.status, call.response = 200, self._answer(method, params)
+        return web.json_response(call.response, status=call.status, headers=headers)
 
     def _take_failure(self, method: str) -> _Failure | None:
         queue = self._failures.get(method)
@@ -141,8 +150,13 @@ class FakeSlack:
                 }
             case "chat.postMessage":
                 ts = self._ts()
-                message = {"type": "message", "user": self.bot_user_id, "bot_id": self.bot_id,
-                           "ts": ts, "text": params.get("text", "")}
+                message = {
+                    "type": "message",
+                    "user": self.bot_user_id,
+                    "bot_id": self.bot_id,
+                    "ts": ts,
+                    "text": params.get("text", ""),
+                }
                 return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
             case "chat.postEphemeral":
                 return {"ok": True, "message_ts": self._ts()}

@@ -64,12 +64,14 @@ def test_conversation_kind_classifies_outside_sharing_first(
 
 
 def test_policy_scope_for_maps_channel_properties_to_collections(config: Config) -> None:
-    lookup = CountingLookup({
-        "C0GENERAL": {"is_channel": True},
-        "C0PAYMENTS": {"is_channel": True, "is_private": True},
-        "C0CONNECT": {"is_channel": True, "is_ext_shared": True, "is_shared": True},
-        "D0DIRECT": {"is_im": True},
-    })
+    lookup = CountingLookup(
+        {
+            "C0GENERAL": {"is_channel": True},
+            "C0PAYMENTS": {"is_channel": True, "is_private": True},
+            "C0CONNECT": {"is_channel": True, "is_ext_shared": True, "is_shared": True},
+            "D0DIRECT": {"is_im": True},
+        }
+    )
     policy = ChannelPolicy(config, lookup)
 
     async def scopes() -> dict[str, tuple[str, ...]]:

@@ -1,0 +1,80 @@
+"""Builds the Bolt AsyncApp: the Web API client (with retries), the channel policy, the listeners.
+
+Nothing here reads the environment: settings, answerer and store come from the composition root.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.listeners import Answerer, ListenerDeps, PendingReasons, register
+from bot.policy import ChannelPolicy, slack_channel_lookup
+from bot.settings import Settings
+from bot.store import AnswerStore
+from retrieval.config import Config
+
+__all__ = ["Answerer", "build_app", "make_slack_client"]
+
+SLACK_API_URL = "https://slack.com/api/"
+# Slack asks clients to wait Retry-After on 429; two tries cover a burst without stalling a reply.
+RATE_LIMIT_RETRIES = 2
+SERVER_ERROR_RETRIES = 2
+
+
+def make_slack_client(settings: Settings) -> AsyncWebClient:
+    """The Web API client: `DOCBOT_SLACK_API_URL` when set, retrying 429s and 5xx."""
+    return AsyncWebClient(
+        token=settings.bot_token(),
+        base_url=settings.slack_api_url or SLACK_API_URL,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
+            AsyncServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
+        ],
+        logger=logging.getLogger("docbot.slack.client"),
+    )
+
+
+def build_app(
+    settings: Settings,
+    answerer: Answerer,
+    store: AnswerStore,
+    *,
+    config: Config,
+    client: AsyncWebClient | None = None,
+    policy: ChannelPolicy | None = None,
+    reasons: PendingReasons | None = None,
+) -> AsyncApp:
+    """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
+
+    HTTP mode (no SLACK_APP_TOKEN) needs the signing secret: checked here, at start-up, not on
+    the first request. Socket Mode connections are authenticated by the app token instead.
+    """
+    settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
+    signing_secret = "" if settings.socket_mode else settings.signing_secret()
+    client = client or make_slack_client(settings)
+    app = AsyncApp(
+        client=client,
+        # Passed explicitly (even when empty) so Bolt never falls back to reading the environment.
+        signing_secret=signing_secret,
+        request_verification_enabled=not settings.socket_mode,
+        # Ack at once; the answer (seconds) is worked out after the ack, within Slack's 3 s.
+        process_before_response=False,
+        logger=logging.getLogger("docbot.slack.bolt"),
+        name="docbot",
+    )
+    policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
+    deps = ListenerDeps(
+        config=config, answerer=answerer, store=store, policy=policy,
+        reasons=reasons or PendingReasons(),
+    )  # fmt: skip
+    register(app, deps)
+    return app

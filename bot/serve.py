@@ -1,0 +1,138 @@
+"""`docbot serve`: runs the app over Socket Mode when SLACK_APP_TOKEN is set, else HTTP.
+
+HTTP mode serves Slack's Events API on POST /slack/events (and GET /healthz for load balancers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.app import build_app
+from bot.listeners import Answerer
+from bot.settings import Settings, SettingsError
+from bot.store import AnswerStore
+from retrieval.config import Config
+from retrieval.errors import DocbotError
+
+log = logging.getLogger("docbot.serve")
+
+EVENTS_PATH = "/slack/events"
+# On shutdown, answers already acknowledged get this long to finish before the loop closes.
+DRAIN_SECONDS = 20.0
+_LISTENER_TASK = "run_ack_function_asynchronously"
+
+
+def http_app(app: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
+    """The aiohttp application that hands Slack's signed requests to Bolt."""
+
+    async def events(request: web.Request) -> web.Response:
+        response = await app.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(response)
+
+    async def health(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    web_app = web.Application()
+    web_app.router.add_post(path, events)
+    web_app.router.add_get("/healthz", health)
+    return web_app
+
+
+async def run_serve(
+    config: Config,
+    settings: Settings,
+    answerer: Answerer,
+    store: AnswerStore,
+    *,
+    port: int,
+    host: str = "0.0.0.0",
+) -> None:
+    """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens."""
+    app = build_app(settings, answerer, store, config=config)
+    identity = await check_token(app.client)
+    log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
+    try:
+        if settings.socket_mode:
+            await _serve_socket_mode(app, settings.app_token())
+        else:
+            await _serve_http(app, host, port)
+    finally:
+        await _drain(DRAIN_SECONDS)
+
+
+async def check_token(client: AsyncWebClient) -> dict[str, object]:
+    """auth.test at start-up: a wrong token or an unreachable Slack fails now, clearly."""
+    try:
+        response = await client.auth_test()
+    except SlackApiError as exc:
+        raise SettingsError(
+            f"Slack rejected SLACK_BOT_TOKEN ({exc.response.get('error')}): copy the Bot User "
+            "OAuth Token (xoxb-...) again from OAuth & Permissions, and reinstall the app if "
+            "its scopes changed"
+        ) from exc
+    except (SlackClientError, OSError, TimeoutError) as exc:
+        raise DocbotError(
+            f"cannot reach the Slack Web API at {client.base_url} ({exc!r}): check the network, "
+            "or DOCBOT_SLACK_API_URL if it is set"
+        ) from exc
+    return dict(response.data) if isinstance(response.data, dict) else {}
+
+
+async def _serve_http(app: AsyncApp, host: str, port: int) -> None:
+    runner = web.AppRunner(http_app(app))
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        try:
+            await site.start()
+        except OSError as exc:
+            raise DocbotError(
+                f"cannot listen on {host}:{port} ({exc.strerror}): pick another --port"
+            ) from exc
+        log.info("listening for Slack events on http://%s:%d%s", host, port, EVENTS_PATH)
+        await asyncio.Event().wait()  # until cancelled
+    finally:
+        await runner.cleanup()
+
+
+async def _serve_socket_mode(app: AsyncApp, app_token: str) -> None:
+    handler = AsyncSocketModeHandler(app, app_token)
+    try:
+        try:
+            await handler.connect_async()  # type: ignore[no-untyped-call]  # untyped in Bolt
+        except SlackApiError as exc:
+            raise SettingsError(
+                f"Slack rejected SLACK_APP_TOKEN ({exc.response.get('error')}): create an "
+                "app-level token with connections:write under Basic Information, and enable "
+                "Socket Mode for the app"
+            ) from exc
+        log.info("connected to Slack over Socket Mode")
+        await asyncio.Event().wait()  # until cancelled
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]
+
+
+async def _drain(seconds: float) -> None:
+    """Bolt runs each listener as its own task after the ack: let those finish their replies.
+
+    They are recognised by the name of Bolt's wrapper coroutine; should Bolt rename it, nothing
+    is drained and shutdown is merely less graceful.
+    """
+    pending = [
+        task
+        for task in asyncio.all_tasks()
+        if not task.done() and _LISTENER_TASK in getattr(task.get_coro(), "__qualname__", "")
+    ]
+    if pending:
+        log.info("waiting up to %.0fs for %d answer(s) in progress", seconds, len(pending))
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait(pending, timeout=seconds)

@@ -262,9 +262,13 @@ def _feedback_footer(
 
 def _fallback(answer: Answer) -> str:
     """Plain notification text: the claims, then the numbered sources, escaped and clipped."""
-    claims = " ".join(
-        f"{c.text.strip()} " + "".join(f"[{n}]" for n in c.citations) for c in answer.claims
-    )
+    parts: list[str] = []
+    for claim in answer.claims:
+        parts.append(claim.text[:FALLBACK_CHARS].strip() + " ")
+        parts.append("".join(f"[{n}]" for n in claim.citations) + " ")
+        if sum(map(len, parts)) > FALLBACK_CHARS:  # the rest would be clipped anyway
+            break
+    claims = "".join(parts)
     sources = "; ".join(f"[{s.n}] {s.path} ({_span(s)})" for s in answer.sources)
     text = f"{claims} Sources: {sources}" if sources else claims
     return escape(_clip(" ".join(text.split()), FALLBACK_CHARS))

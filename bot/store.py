@@ -272,6 +272,9 @@ class SQLiteAnswerStore:
             # Slack app runs its handlers on a few threads of one process.
             conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL stays consistent and survives an app crash; only a power cut
+            # can lose the last commits, which costs a possible repeated answer, not corruption.
+            conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA busy_timeout = 5000")
             _migrate(conn, path)

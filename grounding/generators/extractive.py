@@ -23,7 +23,7 @@ from retrieval.chunks import normalize_text
 # its headings must cover for an answer. Chosen on SQuAD v2.0 dev and tests/grounding/
 # httpx_questions.jsonl with benchmarks/answer_quality.py: see the comment at the end of
 # this module for the sweep and why this point of it.
-DEFAULT_THRESHOLD = 0.55
+DEFAULT_THRESHOLD = 0.4
 
 INSUFFICIENT_MESSAGE = (
     "The documents this conversation can read do not seem to answer this question."
@@ -35,13 +35,17 @@ _EXTRA_CLAIM_RATIO = 0.8
 
 _BM25_K1 = 1.2
 _BM25_B = 0.75
+_MIN_WORDS = 4  # a prose unit with fewer words is a label, not an answer
+_CODE_PENALTY = 0.3  # a code block is chosen next to its prose, or when it names what is asked
+_SHOWS_HOW_BONUS = 0.1  # for "how do I": prose that leads into a code block shows how
+_ABSENT_NAME_FACTOR = 2.0
 _HEADING_WEIGHT = 0.5  # a question word found only in the unit's headings counts half
 
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been before
     being below between both but by can could did do does doing done down during each either few
     for from further get gets got had has have having he her here hers him his how i if in into is
-    it its itself just let me might more most much must my need no nor not now of off on once
+    it its itself just let like me might more most much must my need no nor not now of off on once
     only or other our out over own please same shall she should so some such than that the their
     them then there these they this those through to too under until up us use used using very
     want was way we were what when where whether which while who whom whose why will with would
@@ -83,7 +87,9 @@ def terms(text: str) -> list[str]:
         token = match.group()
         parts = [p.lower() for p in _PART.findall(token)]
         if len(parts) > 1:
+            # The whole identifier carries the numbers: `3.9` must not match the 3 of `HTTP/3`.
             out.append(token.lower())
+            parts = [p for p in parts if not p.isdigit()]
         out.extend(stem(p) for p in parts if p not in _STOPWORDS and (len(p) > 1 or p.isdigit()))
     return out
 
@@ -122,7 +128,7 @@ def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
     for item_index, item in enumerate(packet.items):
         units = split_units(item.chunk.text, markup_for(item.chunk.path))
         for unit_index, unit in enumerate(units):
-            if unit.kind is UnitKind.HEADING:
+            if not _claimable(unit):
                 continue
             headings = " ".join((*item.chunk.heading_path, unit.section))
             out.append(
@@ -137,6 +143,16 @@ def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
                 )
             )
     return tuple(out)
+
+
+def _claimable(unit: Unit) -> bool:
+    """Headings, bare names and link-only lines say too little to be an answer on their own."""
+    if unit.kind is UnitKind.CODE:
+        return True
+    if unit.kind is UnitKind.HEADING:
+        return False
+    prose = re.sub(r"\]\([^)]*\)|https?://\S+", " ", unit.text)
+    return len(re.findall(r"[A-Za-z]{2,}", prose)) >= _MIN_WORDS
 
 
 def idf_table(pool: Sequence[Candidate]) -> dict[str, float]:
@@ -158,8 +174,8 @@ def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, 
         return ()
     idf = idf_table(pool)
     absent = _idf(len(pool), 0)  # a question word nowhere in the packet weighs the most
-    weights = {t: idf.get(t, absent) for t in set(terms(question))}
     idents = identifiers(question)
+    weights = {t: idf.get(t, _unnamed(t, idents) * absent) for t in set(terms(question))}
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = [_bm25(c.terms, weights, avg_len) for c in pool]
     top_bm25 = max(bm25) or 1.0
@@ -173,6 +189,12 @@ def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, 
         key=lambda i: (-scored[i].score, pool[i].item_index, pool[i].unit_index),
     )
     return tuple(scored[i] for i in order)
+
+
+def _unnamed(term: str, idents: tuple[str, ...]) -> float:
+    # A name or version the question asks about (`HTTP/3`) that no evidence mentions is
+    # the strongest sign the documents do not cover the question: it weighs double.
+    return _ABSENT_NAME_FACTOR if term in idents else 1.0
 
 
 def _bm25(tf: Counter[str], weights: dict[str, float], avg_len: float) -> float:
@@ -211,13 +233,15 @@ def _score(
         + 0.2 * max(retrieval, 0.0)
         + 0.15 * ident
         + 0.1 * _answer_type(question, c.unit.text)
-        - (0.2 if c.unit.kind is UnitKind.CODE and not _wants_code(question, ident) else 0.0)
+        + (_SHOWS_HOW_BONUS if _HOW.search(question) and _code_follows(c) else 0.0)
+        - (_CODE_PENALTY if c.unit.kind is UnitKind.CODE and not ident else 0.0)
     )
     return Scored(c, score, coverage)
 
 
-def _wants_code(question: str, ident: float) -> bool:
-    return bool(_HOW.search(question)) or ident > 0
+def _code_follows(c: Candidate) -> bool:
+    following = list(_following(c, limit=2))
+    return c.unit.kind is not UnitKind.CODE and any(u.kind is UnitKind.CODE for u in following)
 
 
 def _answer_type(question: str, text: str) -> float:
@@ -266,8 +290,18 @@ def select_spans(
         if touching is not None:
             spans[touching] = spans[touching].extended(c)
         elif len(spans) < max_claims:
-            spans.append(_with_companions(question, c))
+            _add(spans, _with_companions(question, c))
     return tuple(spans)
+
+
+def _add(spans: list[Span], new: Span) -> None:
+    """Append `new`, or widen the span it overlaps so no text is quoted twice."""
+    for i, span in enumerate(spans):
+        same = span.candidate.item_index == new.candidate.item_index
+        if same and new.first <= span.last and span.first <= new.last:
+            spans[i] = Span(span.candidate, min(span.first, new.first), max(span.last, new.last))
+            return
+    spans.append(new)
 
 
 def _covers(span: Span, c: Candidate) -> bool:

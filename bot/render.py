@@ -107,7 +107,7 @@ def render_error(message: str) -> Message:
 
 
 def _render_not_found(answer: Answer) -> Message:
-    searched = ", ".join(f"*{escape(name)}*" for name in answer.scope.collections)
+    searched = _clip_escaped(", ".join(f"*{escape(n)}*" for n in answer.scope.collections), 1_000)
     where = f" in {searched}" if searched else ""
     text = (
         f":mag: I couldn't find a verified answer to this{where}. "
@@ -129,7 +129,7 @@ def _render_refused() -> Message:
 
 
 def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
-    urls = {s.n: safe_url(s.url) for s in answer.sources}
+    urls = {s.n: _link_url(s) for s in answer.sources}
     lines = [_claim_line(claim, urls, bullet=len(answer.claims) > 1) for claim in answer.claims]
     tail = [_context(text) for text in _source_texts(answer.sources)]
     footer = _feedback_footer(feedback)
@@ -237,10 +237,15 @@ def _source_line(source: Source) -> str:
     where = source.path + (f" § {source.heading.strip()}" if source.heading.strip() else "")
     label = _clip_escaped(escape(f"[{source.n}] {where}"), SOURCE_LABEL_CHARS)
     label = f"{label} ({_span(source)})"
-    url = safe_url(source.url)
-    linked = f"<{url}|{label}>" if url and len(url) <= MAX_URL_CHARS else label
+    url = _link_url(source)
+    linked = f"<{url}|{label}>" if url else label
     updated = source.updated.strip()
     return linked + (f" · updated {escape(_clip(updated, 40))}" if updated else "")
+
+
+def _link_url(source: Source) -> str | None:
+    url = safe_url(source.url)
+    return url if url and len(url) <= MAX_URL_CHARS else None
 
 
 def _span(source: Source) -> str:

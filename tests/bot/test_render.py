@@ -226,6 +226,19 @@ def test_render_answer_splits_a_huge_claim_never_mid_link_or_entity() -> None:
     assert "…" in "".join(sections)  # the over-budget claim is clipped visibly
 
 
+def test_render_answer_drops_absurdly_long_links_but_keeps_the_source() -> None:
+    url = "https://x.example/" + "a" * 5_000
+    claims = (Claim("A claim.", (1,) * 30),)
+    message = render_answer(_answer(claims=claims, sources=(_source(1, url=url),)), FEEDBACK)
+    _assert_within_limits(message)
+    assert "[1] deploy.md § Rollback (L40–L52)" in message.blocks[1]["elements"][0]["text"]
+
+
+def test_render_not_found_with_many_collections_stays_within_limits() -> None:
+    scope = Scope("T1", "C1", ConversationKind.CHANNEL, tuple(f"c{i}" * 20 for i in range(500)))
+    _assert_within_limits(render_answer(Answer(AnswerStatus.NOT_FOUND, "q", scope), FEEDBACK))
+
+
 def test_render_answer_too_many_sources_keeps_a_visible_note() -> None:
     sources = tuple(_source(n, "a/" * 150 + f"doc{n}.md", heading="H" * 300) for n in range(1, 200))
     claims = (Claim("One claim.", tuple(range(1, 200))),)

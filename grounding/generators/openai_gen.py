@@ -226,7 +226,19 @@ def read_response(response: Response, model: str) -> GroundedResponse:
         raise GenerationError("unavailable", f"{model} failed to respond: {error}")
     if response.status not in (None, "completed"):
         raise GenerationError("invalid", f"{model} returned a {response.status} response")
-    return _validate(response.output_text, model)
+    return _validate(_final_text(response), model)
+
+
+def _final_text(response: Response) -> str:
+    # Models that narrate emit `commentary` messages before the answer; only the final answer
+    # (or a message without a phase, as older models and SDKs have) carries the JSON, as in the SDK.
+    return "".join(
+        part.text
+        for item in response.output
+        if item.type == "message" and getattr(item, "phase", None) in (None, "final_answer")
+        for part in item.content
+        if part.type == "output_text"
+    )
 
 
 def read_chat_completion(completion: ChatCompletion, model: str) -> GroundedResponse:

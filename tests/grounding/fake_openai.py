@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any, Literal
 
@@ -29,6 +29,7 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = ()
     delay: float = 0.0  # seconds before replying (longer than the client timeout -> timeout)
     code: str | None = None  # the error's `code`, e.g. insufficient_quota
+    commentary: str = ""  # Responses only: a `commentary` message before the final answer
 
 
 def answer(
@@ -69,7 +70,12 @@ def http_error(status: int, message: str = "", *, code: str | None = None) -> Re
 
 
 def slow(seconds: float, then: Reply) -> Reply:
-    return Reply(then.kind, then.text, then.status, then.headers, seconds, then.code)
+    return replace(then, delay=seconds)
+
+
+def narrated(commentary: str, then: Reply) -> Reply:
+    """A model that says what it is doing (phase `commentary`) before its final answer."""
+    return replace(then, commentary=commentary)
 
 
 @dataclass
@@ -189,6 +195,17 @@ def _response_body(
         "status": "incomplete" if incomplete else "completed",
         "role": "assistant",
         "content": [content],
+        "phase": "final_answer" if reply.commentary else None,
+    }
+    narration = {
+        "id": f"msg_fake{n:04d}c",
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [
+            {"type": "output_text", "text": reply.commentary, "annotations": [], "logprobs": []}
+        ],
+        "phase": "commentary",
     }
     return {
         "id": f"resp_fake{n:04d}",
@@ -202,6 +219,7 @@ def _response_body(
         "model": body.get("model"),
         "output": [
             {"id": f"rs_fake{n:04d}", "type": "reasoning", "summary": []},
+            *([narration] if reply.commentary else []),
             message,
         ],
         "parallel_tool_calls": True,

@@ -34,6 +34,7 @@ from tests.grounding.fake_openai import (
     Reply,
     answer,
     http_error,
+    narrated,
     raw_text,
     refusal,
     slow,
@@ -225,6 +226,11 @@ def test_generate_sends_no_correction_on_the_first_try(api: API) -> None:
     _, fake = _serve(api, GOOD)
     (body,) = fake.bodies(api)
     assert _user_texts(api, body) == [_request().prompt.input]
+
+
+def test_generate_reads_only_the_final_answer_after_commentary() -> None:
+    outcome, _ = _serve("responses", narrated("Looking at the timeouts page first.", GOOD))
+    assert _generation(outcome).response.claims[0].text == "Timeouts default to five seconds."
 
 
 @pytest.mark.parametrize("api", APIS)

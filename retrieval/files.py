@@ -1,0 +1,259 @@
+"""Finding a collection's files and reading them as text, skipping (never failing on) bad ones.
+
+Text comes back with every line break as "\\n", so line N of the text is line N of the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+
+from retrieval.config import CollectionConfig
+
+_SNIFF_BYTES = 8192
+_BOMS = (  # UTF-32 first: its little-endian BOM starts with UTF-16's
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# Control characters that text files do not contain (tab, newlines, form feed and ESC they do).
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_LINE_BREAK = re.compile(r"\r\n?")
+_CP1252_ONLY = re.compile(rb"[\x80-\x9f]")
+# Every commit touching the folder, newest first, as "\x01<unix time>" then its file names.
+_GIT_LOG = ("log", "-z", "--format=%x01%ct", "--name-only", "--relative", "--no-renames", "--", ".")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    path: str
+    text: str
+    sha256: str  # of the whole file's bytes, even when the text is truncated
+    size: int
+    mtime_ns: int
+    note: str = ""  # e.g. "decoded as latin-1", "truncated at 5000000 bytes"
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    collection: str
+    path: str
+    reason: str  # human readable: "binary file (NUL bytes)", "empty file", ...
+
+
+def discover(collection: CollectionConfig) -> tuple[str, ...]:
+    """Relative posix paths under the root that match `include` and not `exclude`, sorted.
+
+    Hidden files and folders (".git", ".venv", ...) are ignored; symlinked folders are not
+    entered, and a symlinked file counts only if it points inside the root.
+    """
+    root = Path(collection.path)
+    include = tuple(glob_regex(p) for p in collection.include)
+    exclude = tuple(glob_regex(p) for p in collection.exclude)
+    found = [
+        rel
+        for rel in _walk(root)
+        if any(p.fullmatch(rel) for p in include) and not any(p.fullmatch(rel) for p in exclude)
+    ]
+    return tuple(sorted(found))
+
+
+def _walk(root: Path) -> Iterator[str]:
+    real_root = root.resolve()
+    for folder, dirs, files in os.walk(root, onerror=None, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        base = Path(folder)
+        for name in files:
+            if name.startswith("."):
+                continue
+            path = base / name
+            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
+                continue
+            yield path.relative_to(root).as_posix()
+
+
+@lru_cache(maxsize=256)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob over the whole relative path: `*` and `?` stay inside one folder, `**` spans any.
+
+    `**/x` also matches `x` at the root, and `docs/**` everything below `docs`.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        else:
+            out.append(_glob_char(pattern, i))
+            i += _glob_width(pattern, i)
+    return re.compile("".join(out))
+
+
+def _glob_char(pattern: str, i: int) -> str:
+    char = pattern[i]
+    if char == "*":
+        return "[^/]*"
+    if char == "?":
+        return "[^/]"
+    if char == "[":
+        end = pattern.find("]", i + 2)
+        if end != -1:
+            body = pattern[i + 1 : end].replace("\\", "\\\\")
+            return "[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]"
+    return re.escape(char)
+
+
+def _glob_width(pattern: str, i: int) -> int:
+    if pattern[i] == "[":
+        end = pattern.find("]", i + 2)
+        if end != -1:
+            return end - i + 1
+    return 1
+
+
+def read_source(
+    collection: CollectionConfig, rel_path: str, max_bytes: int
+) -> SourceText | Skipped:
+    """Read one file as text; anything that makes it unusable comes back as `Skipped`."""
+    path = Path(collection.path) / rel_path
+    try:
+        with path.open("rb") as handle:
+            stat = os.fstat(handle.fileno())
+            head = handle.read(max_bytes)
+            digest = hashlib.sha256(head)
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        return Skipped(collection.name, rel_path, f"cannot read: {exc.strerror or exc}")
+    decoded = decode_text(head, truncated=stat.st_size > len(head))
+    if isinstance(decoded, str):
+        return Skipped(collection.name, rel_path, decoded)
+    text, notes = decoded
+    if stat.st_size > len(head):
+        notes = (*notes, f"truncated at {max_bytes} bytes")
+    return SourceText(
+        rel_path, text, digest.hexdigest(), stat.st_size, stat.st_mtime_ns, "; ".join(notes)
+    )
+
+
+def decode_text(data: bytes, truncated: bool = False) -> tuple[str, tuple[str, ...]] | str:
+    """`(text, notes)`, or the reason the bytes are not usable text.
+
+    A truncated prefix is cut back to its last line break so no line is half there.
+    """
+    if not data.strip():
+        return "empty file" if not data else "empty file (only whitespace)"
+    encoding, bom, notes = _sniff_encoding(data, truncated)
+    if encoding is None:
+        return notes[0]
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        # final=False lets a prefix end inside a multi-byte character.
+        text = decoder.decode(data[len(bom) :], final=not truncated)
+    except UnicodeDecodeError as exc:
+        return f"cannot decode as {encoding}: {exc.reason} at byte {exc.start + len(bom)}"
+    if truncated:
+        text = _cut_at_line_break(text)
+    text = _LINE_BREAK.sub("\n", text)
+    if not text.strip():
+        return "empty file (only whitespace)"
+    if len(_CONTROL.findall(text, 0, _SNIFF_BYTES)) * 20 > min(len(text), _SNIFF_BYTES):
+        return "binary file (mostly non-text characters)"
+    return text, notes
+
+
+def _sniff_encoding(data: bytes, truncated: bool) -> tuple[str | None, bytes, tuple[str, ...]]:
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding, bom, (() if encoding == "utf-8" else (f"decoded as {encoding}",))
+    if b"\x00" in data[:_SNIFF_BYTES]:
+        return None, b"", ("binary file (NUL bytes)",)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if not truncated or exc.start < len(data) - 3:  # not a character cut by truncation
+            return _single_byte_encoding(data)
+    return "utf-8", b"", ()
+
+
+def _single_byte_encoding(data: bytes) -> tuple[str, bytes, tuple[str, ...]]:
+    # cp1252 and latin-1 agree outside 0x80-0x9f; there cp1252 has printable characters
+    # (curly quotes, dashes) where latin-1 has C1 controls nobody types.
+    if _CP1252_ONLY.search(data):
+        try:
+            data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass
+        else:
+            return "cp1252", b"", ("not UTF-8; decoded as cp1252",)
+    return "latin-1", b"", ("not UTF-8; decoded as latin-1",)
+
+
+def _cut_at_line_break(text: str) -> str:
+    cut = max(text.rfind("\n"), text.rfind("\r"))
+    if cut == -1:
+        return text
+    if text[cut] == "\r" and cut + 1 < len(text) and text[cut + 1] == "\n":
+        cut += 1
+    return text[: cut + 1]
+
+
+def file_dates(root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
+    """ISO date of each file's last change: its last commit in a git checkout, else its mtime.
+
+    One `git log` for the whole folder; anything git cannot tell falls back to the mtime.
+    """
+    dates = _git_dates(root, frozenset(rel_paths))
+    return {rel: dates.get(rel) or _mtime_date(root / rel) for rel in rel_paths}
+
+
+def _git_dates(root: Path, wanted: frozenset[str]) -> dict[str, str]:
+    if not wanted:
+        return {}
+    command = ["git", "-c", "core.quotePath=false", "-C", str(root), *_GIT_LOG]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=120, check=False, env=env)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if done.returncode != 0:
+        return {}
+    return parse_git_log(done.stdout.decode("utf-8", "replace"), wanted)
+
+
+def parse_git_log(output: str, wanted: frozenset[str]) -> dict[str, str]:
+    """Newest commit first, so the first date seen for a path is its last change."""
+    dates: dict[str, str] = {}
+    current = ""
+    for field in output.split("\0"):
+        field = field.removeprefix("\n")
+        if field.startswith("\x01"):
+            current = _utc_date(int(field[1:]))
+        elif field in wanted and field not in dates and current:
+            dates[field] = current
+    return dates
+
+
+def _mtime_date(path: Path) -> str:
+    try:
+        return _utc_date(path.stat().st_mtime_ns // 1_000_000_000)
+    except OSError:
+        return ""
+
+
+def _utc_date(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, tz=UTC).date().isoformat()

@@ -1,0 +1,235 @@
+"""AnswerPipeline.answer(): refusal, not_found, regeneration, errors, timings and what is logged."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pytest
+
+from grounding.answer import Answer, AnswerStatus, Usage
+from grounding.evidence import PackPolicy
+from grounding.generators.base import GenerationError, GenerationRequest
+from grounding.pipeline import AnswerPipeline
+from grounding.schema import GroundedResponse
+from retrieval.chunks import Chunk, Hit
+from retrieval.errors import InputError
+from retrieval.scopes import ConversationKind, Scope
+from tests.grounding.fakes import (
+    FakeRetriever,
+    RecordingGenerator,
+    Script,
+    WordCounter,
+    insufficient,
+    make_chunk,
+    make_scope,
+    response,
+)
+
+ROTATE = make_chunk(
+    "Rotate the payments API key every 90 days with the rotate-key job.",
+    collection="payments",
+    path="keys.md",
+    heading_path=("Keys", "Rotation"),
+    start_line=12,
+)
+DEPLOY = make_chunk(
+    "Deploys run from the main branch after review.",
+    path="deploy.md",
+    heading_path=("Deploy",),
+    start_line=3,
+)
+CHUNKS = (ROTATE, DEPLOY)
+GOOD = response(("Rotate the payments API key every 90 days.", ["E1"]))
+SCOPE = make_scope("handbook", "payments")
+
+
+def _url(chunk: Chunk) -> str:
+    return f"https://git.example/{chunk.collection}/{chunk.path}#L{chunk.start_line}"
+
+
+def _pipeline(
+    script: list[Script],
+    chunks: Sequence[Chunk] = CHUNKS,
+    logger: logging.Logger | None = None,
+) -> tuple[AnswerPipeline, FakeRetriever, RecordingGenerator]:
+    retriever = FakeRetriever(chunks)
+    generator = RecordingGenerator(script)
+    pipeline = AnswerPipeline(
+        retriever, generator, WordCounter(), PackPolicy(), _url, k=5, logger=logger
+    )
+    return pipeline, retriever, generator
+
+
+def _ask(
+    pipeline: AnswerPipeline,
+    question: str = "how often do we rotate the payments key?",
+    scope: Scope = SCOPE,
+    context: Sequence[str] = (),
+) -> Answer:
+    return asyncio.run(pipeline.answer(question, scope, context=context, user_id="U1"))
+
+
+def test_answer_returns_verified_claims_with_sources_and_bookkeeping() -> None:
+    pipeline, _, generator = _pipeline([GOOD])
+    answer = _ask(pipeline)
+    assert answer.status is AnswerStatus.ANSWERED
+    assert [(c.text, c.citations) for c in answer.claims] == [
+        ("Rotate the payments API key every 90 days.", (1,))
+    ]
+    assert answer.sources[0].chunk_id == ROTATE.chunk_id
+    assert answer.sources[0].url == "https://git.example/payments/keys.md#L12"
+    assert answer.retrieved[0].chunk_id == ROTATE.chunk_id
+    assert answer.retrieved[0].collection == "payments"
+    assert answer.generator == "fake"
+    assert answer.usage == Usage(100, 20)
+    assert set(answer.timings_ms) == {"retrieve", "pack", "generate", "verify"}
+    assert all(ms >= 0 for ms in answer.timings_ms.values())
+    (request,) = generator.requests
+    assert request.user_id == "U1" and request.correction is None
+    assert request.packet.items[0].chunk == ROTATE
+    assert '<untrusted-source id="E1">' in request.prompt.input
+    json.dumps(answer.to_dict())
+
+
+def test_answer_empty_scope_is_refused_without_searching() -> None:
+    pipeline, retriever, generator = _pipeline([GOOD])
+    empty = Scope("T1", "C9", ConversationKind.EXTERNAL, ())
+    answer = _ask(pipeline, scope=empty)
+    assert answer.status is AnswerStatus.REFUSED
+    assert "may read no collections" in answer.message
+    assert retriever.queries == [] and generator.requests == []
+
+
+def test_answer_without_hits_is_not_found_and_never_calls_the_generator() -> None:
+    pipeline, _, generator = _pipeline([GOOD])
+    answer = _ask(pipeline, question="kubernetes pod autoscaling", scope=make_scope("handbook"))
+    assert answer.status is AnswerStatus.NOT_FOUND
+    assert "handbook" in answer.message
+    assert generator.requests == []
+    assert answer.claims == () and answer.sources == ()
+
+
+def test_answer_insufficient_context_is_not_found() -> None:
+    pipeline, _, generator = _pipeline([insufficient("Try restarting it.")])
+    answer = _ask(pipeline)
+    assert answer.status is AnswerStatus.NOT_FOUND
+    assert "restarting" not in answer.message
+    assert len(generator.requests) == 1
+
+
+def test_answer_unknown_citation_regenerates_exactly_once_with_a_correction() -> None:
+    bad = response(("Rotate the payments API key every 90 days.", ["E7"]))
+    pipeline, _, generator = _pipeline([bad, GOOD])
+    answer = _ask(pipeline)
+    assert answer.status is AnswerStatus.ANSWERED
+    assert len(generator.requests) == 2
+    first, second = generator.requests
+    assert first.correction is None
+    assert second.correction is not None and "'E7'" in second.correction
+    assert second.prompt == first.prompt and second.packet == first.packet
+    assert answer.usage == Usage(200, 40)
+
+
+def test_answer_still_unknown_after_regeneration_drops_the_offending_claims() -> None:
+    def bad(request: GenerationRequest) -> GroundedResponse:
+        deploy = next(i.label for i in request.packet.items if i.chunk == DEPLOY)
+        return response(
+            ("Rotate the payments API key every 90 days.", ["E7"]),
+            ("Deploys run from the main branch.", [deploy]),
+        )
+
+    pipeline, _, generator = _pipeline([bad, bad, GOOD])
+    answer = _ask(pipeline, question="rotate payments key and deploys from main branch?")
+    assert len(generator.requests) == 2
+    assert [c.text for c in answer.claims] == ["Deploys run from the main branch."]
+    assert [(d.reason, d.detail) for d in answer.dropped_claims] == [("unknown_citation", "E7")]
+
+
+def test_answer_generator_error_is_an_error_answer() -> None:
+    pipeline, _, _ = _pipeline([GenerationError("timeout", "the model did not answer in 30 s")])
+    answer = _ask(pipeline)
+    assert answer.status is AnswerStatus.ERROR
+    assert "timeout" in answer.message and "30 s" in answer.message
+    assert answer.claims == () and answer.sources == ()
+    assert "generate" in answer.timings_ms
+
+
+def test_answer_failed_regeneration_verifies_the_first_response() -> None:
+    mixed = response(
+        ("Rotate the payments API key every 90 days.", ["E1"]),
+        ("Deploys need two approvals.", ["E9"]),
+    )
+    pipeline, _, generator = _pipeline([mixed, GenerationError("rate_limited", "slow down")])
+    answer = _ask(pipeline)
+    assert len(generator.requests) == 2
+    assert answer.status is AnswerStatus.ANSWERED
+    assert [c.text for c in answer.claims] == ["Rotate the payments API key every 90 days."]
+    assert [d.reason for d in answer.dropped_claims] == ["unknown_citation"]
+
+
+def test_answer_context_feeds_retrieval_but_not_the_prompt_question() -> None:
+    pipeline, retriever, generator = _pipeline([GOOD])
+    _ask(pipeline, question="and how often?", context=["rotate the payments key"])
+    assert retriever.queries == ["rotate the payments key\nand how often?"]
+    assert generator.requests[0].packet.question == "and how often?"
+    assert generator.requests[0].prompt.input.rstrip().endswith("Question: and how often?")
+
+
+@pytest.mark.parametrize("question", ["", "   \n", "x" * 4001])
+def test_answer_rejects_empty_and_overlong_questions(question: str) -> None:
+    pipeline, retriever, _ = _pipeline([GOOD])
+    with pytest.raises(InputError):
+        _ask(pipeline, question=question)
+    assert retriever.queries == []
+
+
+@dataclass
+class LeakyRetriever(FakeRetriever):
+    """A broken retriever that ignores the scope."""
+
+    def search(self, query: str, scope: Scope, k: int) -> tuple[Hit, ...]:
+        everything = make_scope(*{c.collection for c in self.chunks})
+        return super().search(query, everything, k)
+
+
+def test_answer_drops_hits_outside_the_scope_even_if_the_retriever_leaks() -> None:
+    generator = RecordingGenerator([insufficient()])
+    retriever = LeakyRetriever(CHUNKS)
+    pipeline = AnswerPipeline(retriever, generator, WordCounter(), PackPolicy(), _url)
+    answer = _ask(pipeline, question="rotate the payments key", scope=make_scope("handbook"))
+    assert [r.chunk_id for r in answer.retrieved] == [DEPLOY.chunk_id]
+    (request,) = generator.requests
+    assert [i.chunk for i in request.packet.items] == [DEPLOY]
+    assert "Rotate" not in request.prompt.input
+
+
+def test_answer_logs_ids_and_statuses_never_text(caplog: pytest.LogCaptureFixture) -> None:
+    logger = logging.getLogger("test.pipeline")
+    bad = response(("Rotate the payments API key every 90 days.", ["E4"]))
+    pipeline, _, _ = _pipeline([bad, GOOD], logger=logger)
+    with caplog.at_level(logging.DEBUG, logger="test.pipeline"):
+        answer = _ask(pipeline)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "status=answered" in logged and ROTATE.chunk_id in logged
+    for secret in ("Rotate the payments", "90 days", "how often", "rotate-key"):
+        assert secret not in logged
+    assert answer.status is AnswerStatus.ANSWERED
+
+
+def test_answer_packs_neighbours_through_the_retriever() -> None:
+    section = ("Runbook", "Restart")
+    first = make_chunk("## Restart\n\n1. Drain the node.", heading_path=section, start_line=1)
+    second = make_chunk("2. Restart the worker process.", heading_path=section, start_line=4)
+
+    def cites_both(request: GenerationRequest) -> GroundedResponse:
+        labels = [item.label for item in request.packet.items]
+        return response(("Drain the node, then restart the worker process.", labels))
+
+    pipeline, _, generator = _pipeline([cites_both], chunks=(first, second))
+    answer = _ask(pipeline, question="restart worker process", scope=make_scope("handbook"))
+    assert [i.neighbour for i in generator.requests[0].packet.items] == [True, False]
+    assert [s.chunk_id for s in answer.sources] == [first.chunk_id, second.chunk_id]

@@ -25,28 +25,8 @@ from grounding.retriever import Retriever
 from grounding.schema import GroundedResponse
 from grounding.verify import Verification, unknown_citations, verify
 from retrieval.chunks import Chunk, Hit
-from retrieval.errors import InputError
+from retrieval.query import check_question
 from retrieval.scopes import Scope
-
-try:
-    from retrieval.query import check_question
-except ImportError:  # retrieval/query.py is still being written: the same contract, locally
-    MAX_QUESTION_CHARS = 4000
-
-    def check_question(text: str) -> str:
-        question = text.strip()
-        if not question:
-            raise InputError(
-                "the question is empty: write a question after the command, "
-                "e.g. docbot ask 'how do I …'"
-            )
-        if len(question) > MAX_QUESTION_CHARS:
-            raise InputError(
-                f"the question is {len(question)} characters long; the limit is "
-                f"{MAX_QUESTION_CHARS}: shorten it"
-            )
-        return question
-
 
 # Earlier questions of a thread help retrieval ("and for staging?"); more than a few dilute it.
 CONTEXT_QUESTIONS = 3

@@ -298,6 +298,7 @@ def _front_matter_end(lines: Sequence[str]) -> int:
 # --- reStructuredText ------------------------------------------------------------------------
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
+_SIMPLE_TABLE_BORDER = re.compile(r"^\s*=+(?: +=+)+\s*$")
 _EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
 _DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
 _LABEL = re.compile(r"^\s*\.\.[ \t]+_[^:]*(?:\\:[^:]*)*:\s*$")
@@ -374,11 +375,21 @@ def _rest_block(lines: Sequence[str], i: int, hi: int) -> Block:
     line = lines[i]
     if _EXPLICIT.match(line):
         return _explicit_block(lines, i, hi)
+    if _SIMPLE_TABLE_BORDER.match(line):
+        return Block(i, _simple_table_end(lines, i, hi))
     end = _paragraph_end(lines, i, hi)
     if not lines[end].rstrip().endswith("::"):
         return _paragraph(lines, i, end)
     indent = _content_indent(lines[end]) if end == i else _indent(lines[end])
     return Block(i, _indented_end(lines, end, hi, indent))
+
+
+def _simple_table_end(lines: Sequence[str], i: int, hi: int) -> int:
+    """A simple table may hold blank lines; it ends at a border followed by a blank line."""
+    for k in range(i + 1, hi):
+        if _SIMPLE_TABLE_BORDER.match(lines[k]) and (k + 1 >= hi or _blank(lines[k + 1])):
+            return k
+    return _paragraph_end(lines, i, hi)
 
 
 def _content_indent(line: str) -> int:

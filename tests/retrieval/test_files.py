@@ -1,0 +1,222 @@
+"""Finding files, reading them as text with exact line numbering, and dating them."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from retrieval.config import CollectionConfig
+from retrieval.files import (
+    Skipped,
+    SourceText,
+    decode_text,
+    discover,
+    file_dates,
+    glob_regex,
+    parse_git_log,
+    read_source,
+)
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
+FIXTURE_DOCS = CollectionConfig(name="fixtures", path=FIXTURES)
+
+
+def _read(name: str, max_bytes: int = 1_000_000) -> SourceText:
+    source = read_source(FIXTURE_DOCS, name, max_bytes)
+    assert isinstance(source, SourceText), source
+    return source
+
+
+def _skip_reason(name: str) -> str:
+    source = read_source(FIXTURE_DOCS, name, 1_000_000)
+    assert isinstance(source, Skipped), source
+    return source.reason
+
+
+def _tree(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {name}\n\ntext\n", encoding="utf-8")
+
+
+def test_discover_applies_include_and_exclude_and_sorts(tmp_path: Path) -> None:
+    _tree(tmp_path, "b.md", "a.rst", "guide/z.md", "guide/drafts/wip.md", "img.png", "x.txt")
+    collection = CollectionConfig(
+        name="docs", path=tmp_path, include=("**/*.md", "*.rst"), exclude=("**/drafts/**",)
+    )
+
+    assert discover(collection) == ("a.rst", "b.md", "guide/z.md")
+
+
+def test_discover_ignores_hidden_folders_and_hidden_files(tmp_path: Path) -> None:
+    _tree(tmp_path, "keep.md", ".git/HEAD.md", ".venv/lib/readme.md", "docs/.draft.md")
+
+    assert discover(CollectionConfig(name="docs", path=tmp_path)) == ("keep.md",)
+
+
+def test_discover_never_follows_symlinks_out_of_the_root(tmp_path: Path) -> None:
+    outside, root = tmp_path / "outside", tmp_path / "root"
+    _tree(outside, "secret.md", "folder/secret2.md")
+    _tree(root, "inside.md")
+    (root / "leak.md").symlink_to(outside / "secret.md")
+    (root / "leakdir").symlink_to(outside / "folder", target_is_directory=True)
+    (root / "alias.md").symlink_to(root / "inside.md")
+
+    assert discover(CollectionConfig(name="docs", path=root)) == ("alias.md", "inside.md")
+
+
+def test_glob_regex_double_star_spans_folders_and_single_star_does_not() -> None:
+    anywhere, top, below = glob_regex("**/*.md"), glob_regex("*.md"), glob_regex("docs/**")
+
+    assert anywhere.fullmatch("a.md") and anywhere.fullmatch("x/y/a.md")
+    assert top.fullmatch("a.md") and not top.fullmatch("x/a.md")
+    assert below.fullmatch("docs/a/b.txt") and not below.fullmatch("other/docs.md")
+    assert glob_regex("v[0-9].md").fullmatch("v1.md") and not glob_regex("v[!0-9].md").fullmatch(
+        "v1.md"
+    )
+
+
+def test_read_source_crlf_keeps_line_numbering() -> None:
+    source = _read("crlf.md")
+
+    raw = (FIXTURES / "crlf.md").read_bytes()
+    assert source.text.split("\n") == raw.decode().split("\r\n")
+    assert "\r" not in source.text
+    assert source.sha256 == hashlib.sha256(raw).hexdigest()
+    assert source.size == len(raw) and source.note == ""
+
+
+def test_read_source_lone_cr_counts_as_a_line_break() -> None:
+    assert _read("classic-mac.txt").text.split("\n")[:4] == [
+        "First paragraph.",
+        "Still first.",
+        "",
+        "Second paragraph.",
+    ]
+
+
+def test_read_source_strips_a_utf8_bom() -> None:
+    source = _read("bom.md")
+
+    assert source.text.startswith("# BOM title\n")
+    assert source.note == ""
+
+
+def test_read_source_decodes_utf16_with_a_bom() -> None:
+    source = _read("utf16.md")
+
+    assert source.text == "# UTF-16 title\n\nCafé in UTF-16.\n"
+    assert "utf-16" in source.note
+
+
+def test_read_source_decodes_latin1_with_a_note() -> None:
+    source = _read("latin1.txt")
+
+    assert source.text.startswith("Café crème brûlée.")
+    assert source.note == "not UTF-8; decoded as latin-1"
+
+
+def test_read_source_prefers_cp1252_for_curly_quotes() -> None:
+    source = _read("cp1252.txt")
+
+    assert source.text == "It’s “quoted” — in cp1252.\n"
+    assert source.note == "not UTF-8; decoded as cp1252"
+
+
+def test_read_source_skips_binary_and_empty_files_with_reasons() -> None:
+    assert _skip_reason("binary.md") == "binary file (NUL bytes)"
+    assert _skip_reason("empty.md") == "empty file"
+    assert _skip_reason("blank.txt") == "empty file (only whitespace)"
+
+
+def test_read_source_skips_mostly_control_characters(tmp_path: Path) -> None:
+    (tmp_path / "noise.txt").write_bytes(bytes([1, 2, 3, 65, 66, 4, 5, 6, 7]) * 50)
+
+    source = read_source(CollectionConfig(name="d", path=tmp_path), "noise.txt", 10_000)
+
+    assert isinstance(source, Skipped)
+    assert source.reason == "binary file (mostly non-text characters)"
+
+
+def test_read_source_unreadable_file_is_skipped_not_raised(tmp_path: Path) -> None:
+    (tmp_path / "folder.md").mkdir()
+    collection = CollectionConfig(name="d", path=tmp_path)
+
+    directory = read_source(collection, "folder.md", 10_000)
+    missing = read_source(collection, "gone.md", 10_000)
+
+    assert isinstance(directory, Skipped) and directory.reason.startswith("cannot read: ")
+    assert isinstance(missing, Skipped) and "No such file" in missing.reason
+
+
+def test_read_source_truncates_huge_files_at_a_line_boundary(tmp_path: Path) -> None:
+    body = "".join(f"line {n} é\n" for n in range(1000)).encode()
+    (tmp_path / "huge.txt").write_bytes(body)
+
+    source = read_source(CollectionConfig(name="d", path=tmp_path), "huge.txt", 1001)
+
+    assert isinstance(source, SourceText)
+    assert source.note == "truncated at 1001 bytes"
+    assert source.text.endswith("\n") and len(source.text.encode()) <= 1001
+    assert body.decode().startswith(source.text)
+    assert source.sha256 == hashlib.sha256(body).hexdigest() and source.size == len(body)
+
+
+def test_decode_text_truncated_inside_a_multibyte_character_is_still_utf8() -> None:
+    data = "a\néé".encode()[:-1]  # cut inside the last "é"
+
+    assert decode_text(data, truncated=True) == ("a\n", ())
+
+
+def test_decode_text_invalid_utf16_is_skipped_with_the_position() -> None:
+    reason = decode_text(b"\xff\xfe" + "ok".encode("utf-16-le") + b"\x00\xd8\x41\x00")
+
+    assert isinstance(reason, str) and reason.startswith("cannot decode as utf-16-le")
+
+
+def test_file_dates_without_git_use_the_mtime(tmp_path: Path) -> None:
+    _tree(tmp_path, "a.md")
+    os.utime(tmp_path / "a.md", (1_600_000_000, 1_600_000_000))  # 2020-09-13 UTC
+
+    assert file_dates(tmp_path, ["a.md"]) == {"a.md": "2020-09-13"}
+
+
+def test_file_dates_in_a_git_checkout_use_the_last_commit(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _tree(tmp_path, "docs/old.md", "docs/new.md", "docs/untracked.md")
+    os.utime(tmp_path / "docs/untracked.md", (1_600_000_000, 1_600_000_000))
+    _commit(tmp_path, ["docs/old.md", "docs/new.md"], "2021-03-04T05:06:07+00:00")
+    (tmp_path / "docs/new.md").write_text("# changed\n", encoding="utf-8")
+    _commit(tmp_path, ["docs/new.md"], "2022-07-08T23:30:00-05:00")
+
+    dates = file_dates(tmp_path / "docs", ["old.md", "new.md", "untracked.md"])
+
+    assert dates == {"old.md": "2021-03-04", "new.md": "2022-07-09", "untracked.md": "2020-09-13"}
+
+
+def _commit(repo: Path, paths: list[str], when: str) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    identity = ["-c", "user.name=Docs", "-c", "user.email=docs@example.com"]
+    for args in (["init", "-q"], ["add", *paths], [*identity, "commit", "-q", "-m", "docs"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
+
+
+def test_parse_git_log_keeps_the_newest_date_per_path() -> None:
+    output = "\x011700000000\0\nb.md\0a.md\0\x011600000000\0\na.md\0c.md\0"
+
+    dates = parse_git_log(output, frozenset({"a.md", "b.md"}))
+
+    assert dates == {"a.md": "2023-11-14", "b.md": "2023-11-14"}

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 
 # Han, Hiragana, Katakana, Hangul (jamo, compatibility jamo, syllables) and CJK
 # compatibility ideographs: scripts written without spaces between words.

@@ -18,7 +18,10 @@ from retrieval.engines import (
     open_engine,
 )
 from retrieval.errors import IndexNotBuiltError
+from retrieval.index import Index, build_index
+from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokenize import tokenize
+from tests.retrieval.docs_tree import WordCounter, public_and_secret
 
 ENGINES: tuple[EngineKind, ...] = ("bm25", "tantivy")
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -173,3 +176,27 @@ def test_tantivy_top5_overlaps_bm25okapi_on_squad() -> None:
         same_top1 += bool(expected) and bool(got) and expected[0] == got[0]
     assert sum(overlaps) / len(overlaps) >= 0.92
     assert same_top1 / len(questions) >= 0.94
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_engine_scope_isolation_private_docs_leave_public_scores_identical(
+    kind: EngineKind, tmp_path: Path
+) -> None:
+    """A private collection full of the query's words changes nothing in a public scope."""
+    alone = public_and_secret(tmp_path, engine=kind, with_secret=False, state=".alone")
+    both = public_and_secret(tmp_path, engine=kind, with_secret=True, state=".both")
+    for config in (alone, both):
+        build_index(config, WordCounter())
+    public = resolve_scope(both, "T1", "CPUB", ConversationKind.CHANNEL)
+    assert public.collections == ("handbook",)
+    query = "rollback payments key deploy release tool"
+    expected = Index.load(alone).search(query, public, 10)
+    got = Index.load(both).search(query, public, 10)
+    assert expected  # the query does match public documents
+    assert [(h.chunk, h.score, h.rank) for h in got] == [
+        (h.chunk, h.score, h.rank) for h in expected
+    ]  # identical chunks and scores, to the bit
+    private = resolve_scope(both, "T1", "CPAY", ConversationKind.CHANNEL)
+    assert any(
+        h.chunk.collection == "payments" for h in Index.load(both).search(query, private, 10)
+    )

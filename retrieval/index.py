@@ -1,0 +1,443 @@
+"""The persisted search index: collection snapshots and one BM25 engine per collection set.
+
+Scope-local statistics (design.md, Scope rule 2). BM25's idf and average length are computed
+over a whole engine, so an engine shared by two scopes would let one scope's documents move
+the other's scores. Each engine therefore serves exactly one *collection set*: the public
+collections, or the public ones plus the private collections one channel may read. A scope's
+results then depend on its own documents only, to the bit. `collection_sets` enumerates the
+sets the config can produce (usually few: one per distinct channel grant); a set not built
+(the config changed since indexing) is built in memory on first use and kept.
+The cost: public chunks are indexed again in every set, so the engines take about
+(1 + number of private grants) times the space and build time of a single shared index.
+
+Layout under `state_dir/index`: `snapshots/` (one pickle per collection and content) and
+`engines/` (one folder per set and content) are content-addressed and never changed once in
+place; `manifest.json` names the ones in use and is replaced atomically, last. A crashed build
+leaves the previous manifest, and so the previous index, whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from retrieval.chunks import Chunk, Hit
+from retrieval.collections import CollectionSnapshot, chunking_key, scan_collection
+from retrieval.config import Config
+from retrieval.engines import Engine, EngineKind, build_engine, choose_engine, open_engine
+from retrieval.errors import DocbotError, IndexNotBuiltError
+from retrieval.files import Skipped
+from retrieval.scopes import Scope
+from retrieval.tokenize import tokenize
+from retrieval.tokens import TiktokenCounter, TokenCounter
+
+FORMAT = 1
+# Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
+TOKENIZER_VERSION = "1"
+_MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionReport:
+    name: str
+    documents: int
+    chunks: int
+    new: int
+    changed: int
+    deleted: int
+    unchanged: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    generation: str
+    collections: tuple[CollectionReport, ...]
+    skipped: tuple[Skipped, ...]
+    notes: tuple[tuple[str, str, str], ...]  # (collection, path, note)
+    seconds: float
+    engines_built: int = 0  # collection sets whose content changed since the last build
+    engines_reused: int = 0
+
+
+def collection_sets(config: Config) -> tuple[tuple[str, ...], ...]:
+    """Every collection set a scope can have under `config` (besides the empty one), sorted."""
+    public = [c.name for c in config.collections if c.access == "public"]
+    found = {tuple(sorted(public))} if public else set()
+    for channel in {ch for c in config.collections for ch in c.channels}:
+        private = [c.name for c in config.collections if channel in c.channels]
+        found.add(tuple(sorted(public + private)))
+    return tuple(sorted(found))
+
+
+def index_text(chunk: Chunk) -> str:
+    """What BM25 sees of a chunk: its file's path (no suffix), its headings and its text."""
+    path = str(PurePosixPath(chunk.path).with_suffix(""))
+    return "\n".join((path, " / ".join(chunk.heading_path), chunk.text))
+
+
+def set_chunks(
+    snapshots: Mapping[str, CollectionSnapshot], names: Sequence[str]
+) -> tuple[Chunk, ...]:
+    """The chunks of a set in engine position order: collections by name, files by path."""
+    return tuple(
+        chunk
+        for name in sorted(names)
+        for record in snapshots[name].files
+        for chunk in record.chunks
+    )
+
+
+def build_index(config: Config, counter: TokenCounter | None = None) -> BuildReport:
+    """Scan every collection (re-reading changed files only) and refresh the changed engines."""
+    started = time.perf_counter()
+    root = index_root(config)
+    previous = _previous_snapshots(root)
+    counter = counter if counter is not None else TiktokenCounter()
+    snapshots: dict[str, CollectionSnapshot] = {}
+    reports = []
+    for collection in config.collections:
+        snapshot, changes = scan_collection(
+            collection, config.search, counter, previous.get(collection.name)
+        )
+        snapshots[collection.name] = snapshot
+        reports.append(
+            CollectionReport(
+                collection.name,
+                len(snapshot.files),
+                snapshot.chunk_count,
+                len(changes.new),
+                len(changes.changed),
+                len(changes.deleted),
+                changes.unchanged,
+            )
+        )
+    written = write_index(config, snapshots)
+    return BuildReport(
+        generation=written.generation,
+        collections=tuple(reports),
+        skipped=tuple(s for snap in snapshots.values() for s in snap.skipped),
+        notes=tuple(
+            (snap.name, record.path, record.note)
+            for snap in snapshots.values()
+            for record in snap.files
+            if record.note
+        ),
+        seconds=time.perf_counter() - started,
+        engines_built=written.built,
+        engines_reused=written.reused,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    generation: str
+    built: int
+    reused: int
+
+
+def index_root(config: Config) -> Path:
+    return Path(config.state_dir) / "index"
+
+
+def write_index(config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> Written:
+    """Persist `snapshots` and an engine per collection set, then switch the manifest to them."""
+    root = index_root(config)
+    try:
+        for folder in (root / "snapshots", root / "engines"):
+            folder.mkdir(parents=True, exist_ok=True)
+        return _write(root, config, snapshots)
+    except OSError as exc:
+        raise DocbotError(
+            f"cannot write the index under {root} ({exc}): check that the folder is writable "
+            "and the disk has room (state_dir in the config file sets where it goes)"
+        ) from exc
+
+
+def _write(root: Path, config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> Written:
+    tokens = _TokenCache(snapshots)
+    entries, sets, built = [], [], 0
+    for name, snapshot in snapshots.items():
+        file = f"snapshots/{name}-{_fingerprint(snapshot, with_dates=True)}.pickle"
+        _write_snapshot(root / file, snapshot)
+        entries.append(_collection_entry(snapshot, file))
+    for names in collection_sets(config):
+        kind = choose_engine(config.search, sum(snapshots[n].chunk_count for n in names))
+        key = _engine_key(kind, names, snapshots)
+        target = root / "engines" / key
+        if not target.exists():
+            _build_engine_dir(target, kind, tokens.corpus(names))
+            built += 1
+        sets.append({"collections": list(names), "engine": kind, "key": key})
+    generation = _generation(snapshots)
+    manifest = {"format": FORMAT, "tokenizer": TOKENIZER_VERSION, "generation": generation}
+    manifest |= {"collections": entries, "sets": sets}
+    _replace_json(root / _MANIFEST, manifest)
+    _collect_garbage(root, manifest)
+    return Written(generation, built, len(sets) - built)
+
+
+def _collection_entry(snapshot: CollectionSnapshot, file: str) -> dict[str, Any]:
+    return {
+        "name": snapshot.name,
+        "snapshot": file,
+        "chunking": snapshot.chunking,
+        "documents": len(snapshot.files),
+        "chunks": snapshot.chunk_count,
+    }
+
+
+class _TokenCache:
+    """Tokenizes each collection at most once per build, however many sets include it."""
+
+    def __init__(self, snapshots: Mapping[str, CollectionSnapshot]) -> None:
+        self._snapshots = snapshots
+        self._tokens: dict[str, list[list[str]]] = {}
+
+    def corpus(self, names: Sequence[str]) -> list[list[str]]:
+        for name in names:
+            if name not in self._tokens:
+                chunks = set_chunks(self._snapshots, [name])
+                self._tokens[name] = [tokenize(index_text(chunk)) for chunk in chunks]
+        return list(chain.from_iterable(self._tokens[name] for name in sorted(names)))
+
+
+def _fingerprint(snapshot: CollectionSnapshot, with_dates: bool) -> str:
+    """Content of one collection: engines depend on paths and bytes, answers also on dates."""
+    digest = hashlib.sha256(f"{snapshot.name}\0{snapshot.chunking}".encode())
+    for record in snapshot.files:
+        dated = f"\0{record.updated}" if with_dates else ""
+        digest.update(f"\0{record.path}\0{record.sha256}{dated}".encode())
+    return digest.hexdigest()[:24]
+
+
+def _engine_key(kind: str, names: Sequence[str], snaps: Mapping[str, CollectionSnapshot]) -> str:
+    parts = [f"{FORMAT}", TOKENIZER_VERSION, kind]
+    parts += [f"{name}={_fingerprint(snaps[name], with_dates=False)}" for name in names]
+    return f"{kind}-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:24]}"
+
+
+def _generation(snapshots: Mapping[str, CollectionSnapshot]) -> str:
+    parts = [f"{FORMAT}", TOKENIZER_VERSION]
+    parts += [
+        f"{name}={_fingerprint(snapshots[name], with_dates=True)}" for name in sorted(snapshots)
+    ]
+    return hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]
+
+
+def _build_engine_dir(target: Path, kind: EngineKind, corpus: Sequence[Sequence[str]]) -> None:
+    """Build into a temporary folder, then rename: an engine folder is whole or absent."""
+    temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir()
+    build_engine(kind, corpus, temporary)
+    os.rename(temporary, target)
+
+
+def _write_snapshot(path: Path, snapshot: CollectionSnapshot) -> None:
+    if path.exists():
+        return  # content-addressed: an existing file already holds this snapshot
+    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    with temporary.open("wb") as handle:
+        pickle.dump(snapshot, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(temporary, path)
+
+
+def _replace_json(path: Path, value: Mapping[str, Any]) -> None:
+    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    with temporary.open("w", encoding="utf-8") as handle:
+        json.dump(value, handle, indent=1)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
+    """Remove snapshots and engines the new manifest no longer names (and crashed leftovers)."""
+    keep = {entry["snapshot"] for entry in manifest["collections"]}
+    keep |= {f"engines/{entry['key']}" for entry in manifest["sets"]}
+    for folder in ("snapshots", "engines"):
+        for item in (root / folder).iterdir():
+            if f"{folder}/{item.name}" in keep:
+                continue
+            if item.is_dir():
+                shutil.rmtree(item, ignore_errors=True)
+            else:
+                item.unlink(missing_ok=True)
+
+
+def _read_manifest(root: Path) -> dict[str, Any]:
+    fix = "run `docbot index --config F` first"
+    try:
+        manifest = json.loads((root / _MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IndexNotBuiltError(f"no search index in {root}: {fix}") from None
+    except (OSError, ValueError) as exc:
+        raise IndexNotBuiltError(f"the index in {root} is unreadable ({exc}): {fix}") from exc
+    if not isinstance(manifest, dict) or (manifest.get("format"), manifest.get("tokenizer")) != (
+        FORMAT,
+        TOKENIZER_VERSION,
+    ):
+        raise IndexNotBuiltError(
+            f"the index in {root} was built by an incompatible docbot version: {fix}"
+        )
+    return manifest
+
+
+def _read_snapshot(path: Path) -> CollectionSnapshot:
+    try:
+        with path.open("rb") as handle:
+            snapshot = pickle.load(handle)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError) as exc:
+        raise IndexNotBuiltError(
+            f"{path} is unreadable ({exc}): run `docbot index --config F` again"
+        ) from exc
+    if not isinstance(snapshot, CollectionSnapshot):
+        raise IndexNotBuiltError(f"{path} is not a collection snapshot: run `docbot index` again")
+    return snapshot
+
+
+def _previous_snapshots(root: Path) -> dict[str, CollectionSnapshot]:
+    """What the last build saw, so unchanged files are not read again; nothing if unusable."""
+    try:
+        manifest = _read_manifest(root)
+        return {
+            entry["name"]: _read_snapshot(root / entry["snapshot"])
+            for entry in manifest["collections"]
+        }
+    except (IndexNotBuiltError, KeyError, TypeError):
+        return {}
+
+
+class Index:
+    """The loaded index; conforms to grounding.retriever.Retriever. Safe to share by threads."""
+
+    def __init__(
+        self,
+        config: Config,
+        generation: str,
+        snapshots: Mapping[str, CollectionSnapshot],
+        engines: Mapping[tuple[str, ...], Engine],
+    ) -> None:
+        self._config = config
+        self._generation = generation
+        self._snapshots = dict(snapshots)
+        self._engines = dict(engines)
+        self._chunks: dict[tuple[str, ...], tuple[Chunk, ...]] = {}
+        self._lock = threading.Lock()
+        self._neighbours = {
+            chunk.chunk_id: (record.chunks, i)
+            for snapshot in self._snapshots.values()
+            for record in snapshot.files
+            for i, chunk in enumerate(record.chunks)
+        }
+
+    @classmethod
+    def load(cls, config: Config) -> Index:
+        """Open what `build_index` wrote for this config; IndexNotBuiltError if absent or stale."""
+        root = index_root(config)
+        manifest = _read_manifest(root)
+        try:
+            entries = {entry["name"]: entry for entry in manifest["collections"]}
+            snapshots = _load_snapshots(root, config, entries)
+            engines = _open_engines(root, manifest["sets"], snapshots)
+            return cls(config, str(manifest["generation"]), snapshots, engines)
+        except (KeyError, TypeError) as exc:
+            raise IndexNotBuiltError(
+                f"the index in {root} is damaged ({exc!r}): run `docbot index --config F` again"
+            ) from exc
+
+    @property
+    def generation(self) -> str:
+        return self._generation
+
+    def search(self, query: str, scope: Scope, k: int) -> tuple[Hit, ...]:
+        """The top `k` chunks of the scope; only the chunks of `scope.collections` are scored."""
+        if scope.is_empty or k <= 0:
+            return ()
+        engine, chunks = self._engine_for(scope.collections)
+        ranked = engine.top_k(tokenize(query), k)
+        return tuple(
+            Hit(chunks[position], score, rank) for rank, (position, score) in enumerate(ranked, 1)
+        )
+
+    def adjacent(self, chunk: Chunk) -> tuple[Chunk | None, Chunk | None]:
+        found = self._neighbours.get(chunk.chunk_id)
+        if found is None:
+            return None, None
+        chunks, i = found
+        return (chunks[i - 1] if i > 0 else None), (chunks[i + 1] if i + 1 < len(chunks) else None)
+
+    def collections(self) -> dict[str, tuple[int, int]]:
+        return {
+            name: (len(snapshot.files), snapshot.chunk_count)
+            for name, snapshot in self._snapshots.items()
+        }
+
+    def engine_name(self, scope: Scope) -> str:
+        if scope.is_empty:
+            return "none"
+        return self._engine_for(scope.collections)[0].name
+
+    def _engine_for(self, names: tuple[str, ...]) -> tuple[Engine, tuple[Chunk, ...]]:
+        missing = [name for name in names if name not in self._snapshots]
+        if missing:
+            raise IndexNotBuiltError(
+                f"collection(s) {', '.join(missing)} are not in the index: "
+                "run `docbot index --config F` to add them"
+            )
+        key = tuple(sorted(set(names)))
+        with self._lock:
+            if key not in self._engines:
+                self._engines[key] = self._build_in_memory(key)
+            if key not in self._chunks:
+                self._chunks[key] = set_chunks(self._snapshots, key)
+            return self._engines[key], self._chunks[key]
+
+    def _build_in_memory(self, names: tuple[str, ...]) -> Engine:
+        """A set the build did not enumerate (the config changed since): built once, kept."""
+        chunks = set_chunks(self._snapshots, names)
+        kind = choose_engine(self._config.search, len(chunks))
+        return build_engine(kind, [tokenize(index_text(chunk)) for chunk in chunks])
+
+
+def _load_snapshots(
+    root: Path, config: Config, entries: Mapping[str, Mapping[str, Any]]
+) -> dict[str, CollectionSnapshot]:
+    expected = chunking_key(config.search)
+    snapshots = {}
+    for collection in config.collections:
+        entry = entries.get(collection.name)
+        if entry is None:
+            raise IndexNotBuiltError(
+                f"collection {collection.name!r} is configured but not in the index: "
+                "run `docbot index --config F` to add it"
+            )
+        if entry["chunking"] != expected:
+            raise IndexNotBuiltError(
+                f"the chunking settings changed since the index was built ({entry['chunking']} "
+                f"-> {expected}): run `docbot index --config F` to rebuild"
+            )
+        snapshots[collection.name] = _read_snapshot(root / entry["snapshot"])
+    return snapshots
+
+
+def _open_engines(
+    root: Path, sets: Sequence[Mapping[str, Any]], snapshots: Mapping[str, CollectionSnapshot]
+) -> dict[tuple[str, ...], Engine]:
+    """The built engines of the sets whose collections are all still configured."""
+    engines = {}
+    for entry in sets:
+        names = tuple(entry["collections"])
+        if all(name in snapshots for name in names):
+            engines[names] = open_engine(root / "engines" / entry["key"])
+    return engines

@@ -1,0 +1,265 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from grounding.retriever import Retriever
+from retrieval.config import Config
+from retrieval.errors import DocbotError, IndexNotBuiltError
+from retrieval.index import (
+    BuildReport,
+    CollectionReport,
+    Index,
+    build_index,
+    collection_sets,
+    index_root,
+    index_text,
+)
+from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from tests.retrieval.docs_tree import WordCounter, public_and_secret, write_config, write_tree
+
+
+def _scope(config: Config, channel: str = "CPUB") -> Scope:
+    return resolve_scope(config, "T1", channel, ConversationKind.CHANNEL)
+
+
+def _build(config: Config) -> BuildReport:
+    return build_index(config, WordCounter())
+
+
+def _report(report: BuildReport, name: str) -> CollectionReport:
+    return next(c for c in report.collections if c.name == name)
+
+
+def test_index_conforms_to_the_retriever_protocol(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    retriever: Retriever = Index.load(config)
+    assert retriever.generation
+
+
+def test_index_load_without_a_build_says_to_run_index(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    with pytest.raises(IndexNotBuiltError, match=r"run `docbot index --config F` first"):
+        Index.load(config)
+
+
+def test_index_load_refuses_an_index_missing_a_configured_collection(tmp_path: Path) -> None:
+    _build(public_and_secret(tmp_path, with_secret=False))
+    with pytest.raises(IndexNotBuiltError, match=r"'payments' is configured but not in the index"):
+        Index.load(public_and_secret(tmp_path))
+
+
+def test_index_load_refuses_an_incompatible_format(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    manifest = index_root(config) / "manifest.json"
+    manifest.write_text(json.dumps({"format": 0}), encoding="utf-8")
+    with pytest.raises(IndexNotBuiltError, match="incompatible docbot version"):
+        Index.load(config)
+
+
+def test_index_load_refuses_changed_chunking_settings(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    changed = config.model_copy(
+        update={"search": config.search.model_copy(update={"chunk_tokens": 500})}
+    )
+    with pytest.raises(IndexNotBuiltError, match="chunking settings changed"):
+        Index.load(changed)
+
+
+def test_index_search_returns_ranked_hits_with_line_ranges(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    hits = Index.load(config).search("how do I roll back to the previous build", _scope(config), 3)
+    assert [hit.rank for hit in hits] == list(range(1, len(hits) + 1))
+    top = hits[0].chunk
+    assert (top.collection, top.path, top.heading_path) == (
+        "handbook",
+        "deploy.md",
+        ("Deploy", "Rollback"),
+    )
+    lines = (tmp_path / "handbook" / "deploy.md").read_text().split("\n")
+    assert "previous build" in "\n".join(lines[top.start_line - 1 : top.end_line])
+
+
+def test_index_search_in_an_empty_scope_returns_nothing(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    empty = resolve_scope(config, "TOTHER", "CPUB", ConversationKind.CHANNEL)
+    assert empty.is_empty
+    index = Index.load(config)
+    assert index.search("rollback", empty, 5) == ()
+    assert index.engine_name(empty) == "none"
+
+
+def test_index_search_finds_headings_and_code_identifiers(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    index = Index.load(config)
+    assert index.search("follow_redirects", _scope(config), 1)[0].chunk.path == "http/clients.md"
+    timeouts = index.search("timeouts", _scope(config), 1)[0].chunk
+    assert timeouts.heading_path == ("Clients", "Timeouts")
+
+
+def test_index_private_collection_is_searched_only_in_its_channel(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    index = Index.load(config)
+    public_hits = index.search("payments key vault", _scope(config, "CPUB"), 10)
+    assert all(hit.chunk.collection == "handbook" for hit in public_hits)
+    private_hits = index.search("payments key vault", _scope(config, "CPAY"), 10)
+    assert private_hits[0].chunk.collection == "payments"
+
+
+def test_index_adjacent_gives_neighbours_in_the_same_file(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    index = Index.load(config)
+    hits = index.search("database migrations", _scope(config), 1)
+    middle = index.search("rollback previous build", _scope(config), 1)[0].chunk
+    before, after = index.adjacent(middle)
+    assert before is not None and after is not None
+    assert before.path == after.path == middle.path == "deploy.md"
+    assert before.end_line < middle.start_line <= middle.end_line < after.start_line
+    assert after == hits[0].chunk
+    first, _ = index.adjacent(before)
+    assert first is None
+    _, last = index.adjacent(after)
+    assert last is None
+
+
+def test_index_collections_counts_documents_and_chunks(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    report = _build(config)
+    counts = Index.load(config).collections()
+    assert counts == {c.name: (c.documents, c.chunks) for c in report.collections}
+    assert counts["handbook"][0] == 3
+    assert counts["payments"][0] == 1
+
+
+def test_index_engine_choice_follows_the_config(tmp_path: Path) -> None:
+    for engine, expected in (("bm25", "bm25"), ("tantivy", "tantivy"), ("auto", "bm25")):
+        config = public_and_secret(tmp_path, engine=engine, state=f".{engine}")
+        _build(config)
+        assert Index.load(config).engine_name(_scope(config)) == expected
+
+
+def test_index_refresh_reflects_edits_additions_and_deletions(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    first = _build(config)
+    handbook = tmp_path / "handbook"
+    (handbook / "oncall.md").write_text("# On-call\n\nEscalate to the zebrafish desk.\n")
+    write_tree(handbook, {"new.md": "# New\n\nThe quokka runbook lives here.\n"})
+    (handbook / "http" / "clients.md").unlink()
+    second = _build(config)
+    assert _report(second, "handbook") == CollectionReport(
+        "handbook", 3, _report(second, "handbook").chunks, new=1, changed=1, deleted=1, unchanged=1
+    )
+    assert _report(second, "payments").unchanged == 1
+    assert second.generation != first.generation
+    assert (second.engines_built, second.engines_reused) == (2, 0)
+    index = Index.load(config)
+    assert index.generation == second.generation
+    assert index.search("zebrafish", _scope(config), 1)[0].chunk.path == "oncall.md"
+    assert index.search("quokka", _scope(config), 1)[0].chunk.path == "new.md"
+    assert index.search("PagerDuty", _scope(config), 5) == ()
+    assert index.search("follow_redirects", _scope(config), 5) == ()
+
+
+def test_index_unchanged_rebuild_rebuilds_nothing(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    first = _build(config)
+    root = index_root(config)
+    engines_before = {p.name: p.stat().st_mtime_ns for p in (root / "engines").iterdir()}
+    second = _build(config)
+    assert second.generation == first.generation
+    assert (second.engines_built, second.engines_reused) == (0, 2)
+    assert all(c.new == c.changed == c.deleted == 0 for c in second.collections)
+    engines_after = {p.name: p.stat().st_mtime_ns for p in (root / "engines").iterdir()}
+    assert engines_after == engines_before
+
+
+def test_index_private_change_rebuilds_only_its_set(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    (tmp_path / "payments" / "keys.md").write_text("# Keys\n\nNew rotation policy.\n")
+    report = _build(config)
+    assert (report.engines_built, report.engines_reused) == (1, 1)
+
+
+def test_index_failed_build_leaves_the_previous_index_whole(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    first = _build(config)
+    before = Index.load(config).search("rollback", _scope(config, "CPAY"), 5)
+    os.rename(tmp_path / "payments", tmp_path / "gone")  # the folder vanishes mid-life
+    with pytest.raises(DocbotError, match="payments"):
+        _build(config)
+    index = Index.load(config)
+    assert index.generation == first.generation
+    assert index.search("rollback", _scope(config, "CPAY"), 5) == before
+
+
+def test_index_build_removes_leftovers_of_a_crashed_build(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    leftover = index_root(config) / "engines" / "tantivy-0123.tmp-999"
+    leftover.mkdir()
+    (leftover / "junk").write_text("half written")
+    _build(config)
+    assert not leftover.exists()
+
+
+def test_index_builds_an_unforeseen_collection_set_on_demand(tmp_path: Path) -> None:
+    built_with = public_and_secret(tmp_path)
+    _build(built_with)
+    # The config now also grants CNEW the payments docs; the index was not rebuilt.
+    granted = write_config(
+        tmp_path,
+        [
+            {"name": "handbook", "path": "handbook"},
+            {"name": "payments", "path": "payments", "access": "private", "channels": ["CNEW"]},
+        ],
+        {"chunk_tokens": 60},
+    )
+    index = Index.load(granted)
+    hits = index.search("payments key vault", _scope(granted, "CNEW"), 5)
+    assert hits[0].chunk.collection == "payments"
+    assert index.engine_name(_scope(granted, "CNEW")) == "bm25"
+
+
+def test_index_unknown_collection_in_a_scope_is_an_error(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    scope = Scope("T1", "C1", ConversationKind.CHANNEL, ("handbook", "nowhere"))
+    with pytest.raises(IndexNotBuiltError, match="nowhere"):
+        Index.load(config).search("rollback", scope, 3)
+
+
+def test_collection_sets_enumerates_public_and_each_channel_grant(tmp_path: Path) -> None:
+    for name in ("a", "b", "c", "d"):
+        write_tree(tmp_path / name, {"x.md": "# X\n\ntext\n"})
+    config = write_config(
+        tmp_path,
+        [
+            {"name": "a", "path": "a"},
+            {"name": "b", "path": "b", "access": "private", "channels": ["C1", "C2"]},
+            {"name": "c", "path": "c", "access": "private", "channels": ["C2"]},
+            {"name": "d", "path": "d", "access": "private", "channels": ["C3"]},
+        ],
+    )
+    assert collection_sets(config) == (("a",), ("a", "b"), ("a", "b", "c"), ("a", "d"))
+
+
+def test_index_text_holds_path_headings_and_text(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    index = Index.load(config)
+    chunk = index.search("timeouts", _scope(config), 1)[0].chunk
+    text = index_text(chunk)
+    assert text.startswith("http/clients\nClients / Timeouts\n")
+    assert text.endswith(chunk.text)

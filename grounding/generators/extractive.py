@@ -364,14 +364,28 @@ def clean(unit: Unit) -> str:
             return " ".join(re.sub(r"^(?:\s*>)+", "", unit.text).split())
 
 
-def claim_text(span: Span) -> str:
-    """Cleaned parts when they still read verbatim in the evidence, else the raw passage."""
+def claim_texts(span: Span) -> tuple[str, ...]:
+    """The span's claims: its prose as one, each code block as its own, in document order.
+
+    A code block stands alone so that the prose it illustrates is verified, kept or dropped on
+    its own: one unsupported token in a long block must not take the explanation with it.
+    """
     units = span.candidate.units[span.first : span.last + 1]
+    groups: list[list[Unit]] = []
+    for unit in units:
+        if unit.kind is UnitKind.CODE or not groups or groups[-1][-1].kind is UnitKind.CODE:
+            groups.append([unit])
+        else:
+            groups[-1].append(unit)
+    return tuple(_passage(group, span.candidate.item.chunk.text) for group in groups)
+
+
+def _passage(units: Sequence[Unit], source: str) -> str:
+    """Cleaned parts when they still read verbatim in the evidence, else the raw passage."""
     text = clean(units[0])
     for previous, unit in itertools.pairwise(units):
         block = {previous.kind, unit.kind} - {UnitKind.SENTENCE}
         text += ("\n" if block else " ") + clean(unit)
-    source = span.candidate.item.chunk.text
     if normalize_text(text) in normalize_text(source):
         return text
     return source[units[0].start : units[-1].end]
@@ -386,14 +400,19 @@ def extract(packet: EvidencePacket, max_claims: int, threshold: float) -> Ground
             status="insufficient_context", claims=[], message=INSUFFICIENT_MESSAGE
         )
     claims = [
-        GroundedClaim(text=claim_text(span), citations=[span.candidate.item.label])
+        GroundedClaim(text=text, citations=[span.candidate.item.label])
         for span in spans
+        for text in claim_texts(span)
     ]
     return GroundedResponse(status="answered", claims=claims, message="")
 
 
 class ExtractiveGenerator:
-    """Quotes the best evidence units verbatim, so every claim passes verification."""
+    """Quotes the best evidence units verbatim, so every claim passes verification.
+
+    `max_claims` caps the passages quoted; a code block shown with its prose is a claim of its
+    own, so an answer may hold up to twice as many claims.
+    """
 
     def __init__(self, max_claims: int = 3, threshold: float = DEFAULT_THRESHOLD) -> None:
         if max_claims < 1:

@@ -105,20 +105,30 @@ async def _serve_http(app: AsyncApp, host: str, port: int) -> None:
 
 
 async def _serve_socket_mode(app: AsyncApp, app_token: str) -> None:
+    # The SDK retries a failing connect forever; asking for the URL first turns a bad app token
+    # into a start-up error, and the client then connects to the URL it was given.
+    url = await _socket_url(app.client, app_token)
     handler = AsyncSocketModeHandler(app, app_token)
+    handler.client.wss_uri = url
     try:
-        try:
-            await handler.connect_async()  # type: ignore[no-untyped-call]  # untyped in Bolt
-        except SlackApiError as exc:
-            raise SettingsError(
-                f"Slack rejected SLACK_APP_TOKEN ({exc.response.get('error')}): create an "
-                "app-level token with connections:write under Basic Information, and enable "
-                "Socket Mode for the app"
-            ) from exc
+        await handler.connect_async()  # type: ignore[no-untyped-call]  # untyped in Bolt
         log.info("connected to Slack over Socket Mode")
         await asyncio.Event().wait()  # until cancelled
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
+
+
+async def _socket_url(client: AsyncWebClient, app_token: str) -> str:
+    try:
+        response = await client.apps_connections_open(app_token=app_token)
+    except SlackApiError as exc:
+        raise SettingsError(
+            f"Slack rejected SLACK_APP_TOKEN ({exc.response.get('error')}): create an app-level "
+            "token with connections:write under Basic Information, and enable Socket Mode"
+        ) from exc
+    except (SlackClientError, OSError, TimeoutError) as exc:
+        raise DocbotError(f"cannot open a Socket Mode connection ({exc!r})") from exc
+    return str(response["url"])
 
 
 async def _drain(seconds: float) -> None:

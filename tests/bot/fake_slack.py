@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 BOT_TOKEN = "xoxb-fake-docbot-token"
+APP_TOKEN = "xapp-fake-docbot-token"
 
 
 @dataclass
@@ -40,7 +41,10 @@ class FakeSlack:
     bot_user_id: str = "U0DOCBOT"
     bot_id: str = "B0DOCBOT"
     token: str = BOT_TOKEN
+    app_token: str = APP_TOKEN
     calls: list[Call] = field(default_factory=list)
+    socket_acks: list[dict[str, Any]] = field(default_factory=list)
+    _socket_queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _next_ts: int = 1_700_000_000
@@ -58,6 +62,10 @@ class FakeSlack:
     ) -> None:
         """The next `count` calls of `method` get HTTP `status` (429 with Retry-After, or 5xx)."""
         self._failures.setdefault(method, []).append(_Failure(status, retry_after, count))
+
+    def push_socket(self, envelope: dict[str, Any]) -> None:
+        """Deliver a Socket Mode envelope over the (next) WebSocket connection."""
+        self._socket_queue.put_nowait(envelope)
 
     # --- inspection ------------------------------------------------------------------------
 
@@ -89,6 +97,7 @@ class FakeSlack:
     async def start(self) -> str:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_get("/link", self._socket)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -119,11 +128,29 @@ class FakeSlack:
             }
             if failure.retry_after is not None:
                 headers["Retry-After"] = str(failure.retry_after)
-        elif token != self.token:
+        elif token != (self.app_token if method == "apps.connections.open" else self.token):
             call.status, call.response = 200, {"ok": False, "error": "invalid_auth"}
         else:
             call.status, call.response = 200, self._answer(method, params)
         return web.json_response(call.response, status=call.status, headers=headers)
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        """Socket Mode: hello, then queued envelopes; the client's acks are recorded."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"type": "hello", "num_connections": 1, "connection_info": {}})
+        sender = asyncio.create_task(self._send_envelopes(ws))
+        try:
+            async for message in ws:
+                if message.type == WSMsgType.TEXT:
+                    self.socket_acks.append(json.loads(message.data))
+        finally:
+            sender.cancel()
+        return ws
+
+    async def _send_envelopes(self, ws: web.WebSocketResponse) -> None:
+        while True:
+            await ws.send_json(await self._socket_queue.get())
 
     def _take_failure(self, method: str) -> _Failure | None:
         queue = self._failures.get(method)
@@ -162,6 +189,8 @@ class FakeSlack:
                 return {"ok": True, "message_ts": self._ts()}
             case "reactions.add" | "reactions.remove":
                 return {"ok": True}
+            case "apps.connections.open":
+                return {"ok": True, "url": f"{self.url.replace('http', 'ws', 1)[:-5]}/link"}
             case "conversations.info":
                 channel = self.channels.get(str(params.get("channel")))
                 if channel is None:

@@ -1,0 +1,504 @@
+"""The real Bolt app end to end: signed HTTP requests in, the fake Slack's recorded calls out.
+
+The answerer is the real pipeline (index over tests/bot/corpus + the extractive generator);
+the work happens after the ack, so tests poll the fake's records with a short bounded wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from bot.app import Answerer
+from bot.runtime import make_pipeline
+from bot.serve import run_serve
+from bot.settings import SettingsError
+from bot.store import SQLiteAnswerStore
+from grounding.answer import Answer
+from grounding.generators.extractive import ExtractiveGenerator
+from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
+from retrieval.config import Config, load_config
+from retrieval.index import Index, build_index
+from retrieval.scopes import Scope
+from tests.bot.conftest import CANARY, PAYMENTS_CHANNEL, TEAM, write_config
+from tests.bot.fake_slack import Call, FakeSlack
+from tests.bot.harness import (
+    ASKER,
+    RunningApp,
+    direct_message,
+    fake_slack,
+    fixture,
+    mention,
+    reaction,
+    running_app,
+    settings_for,
+)
+from tests.grounding.fake_openai import FakeOpenAI, http_error
+
+GENERAL = "C0GENERAL"
+CONNECT = "C0CONNECT"
+DM = "D0DIRECT"
+# Long enough for a duplicate delivery to have been (not) answered.
+SETTLE_SECONDS = 0.4
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Answerer]:
+    config = load_config(write_config(tmp_path_factory.mktemp("e2e")))
+    build_index(config)
+    return config, make_pipeline(config, Index.load(config), ExtractiveGenerator())
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
+    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
+    yield store
+    store.close()
+
+
+def with_channels(slack: FakeSlack) -> FakeSlack:
+    slack.set_channel(GENERAL, is_channel=True, name="general")
+    slack.set_channel(PAYMENTS_CHANNEL, is_channel=True, is_private=True, name="payments")
+    slack.set_channel(CONNECT, is_channel=True, is_shared=True, is_ext_shared=True, name="ext")
+    slack.set_channel(DM, is_im=True, user=ASKER)
+    return slack
+
+
+Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]
+
+
+def run(config: Config, answerer: Answerer, store: SQLiteAnswerStore, scenario: Scenario) -> None:
+    async def main() -> None:
+        async with (
+            fake_slack() as slack,
+            running_app(with_channels(slack), config, answerer, store) as app,
+        ):
+            await scenario(slack, app)
+
+    asyncio.run(main())
+
+
+def reply_text(call: Call) -> str:
+    return f"{call.params.get('text', '')}\n{json.dumps(call.params.get('blocks', []))}"
+
+
+def ask(
+    slack: FakeSlack, text: str, channel: str, ts: str, *, thread_ts: str | None = None,
+    team: str = TEAM, ext_shared: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """A mention of docbot asking `text`, with an event id derived from `ts`."""
+    event_id = f"Ev{ts.replace('.', '')}"
+    return mention(text, channel=channel, ts=ts, event_id=event_id, bot_user_id=slack.bot_user_id,
+                   thread_ts=thread_ts, team=team, ext_shared=ext_shared)  # fmt: skip
+
+
+def test_app_mention_gets_one_threaded_reply_with_sources(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        status, _ = await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "1.000100"))
+        assert status == 200
+        (post,) = await slack.wait_for("chat.postMessage")
+        await slack.wait_for("reactions.remove")
+        assert post.params["channel"] == GENERAL and post.params["thread_ts"] == "1.000100"
+        assert post.params["unfurl_links"] is False and post.params["unfurl_media"] is False
+        assert "Sources" in reply_text(post) and "deploy/rollback.md" in reply_text(post)
+        assert "https://git.example.com/handbook/blob/main/deploy/rollback.md#L" in reply_text(post)
+        eyes = [(c.method, c.params["timestamp"], c.params["name"])
+                for c in slack.calls if c.method.startswith("reactions.")]  # fmt: skip
+        assert eyes == [("reactions.add", "1.000100", "eyes"),
+                        ("reactions.remove", "1.000100", "eyes")]  # fmt: skip
+        record = store.find_answer(TEAM, GENERAL, _reply_ts(post))
+        assert record is not None and record.asker == ASKER
+        assert record.answer["status"] == "answered"
+        assert record.answer["sources"][0]["path"] == "deploy/rollback.md"
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_redelivery_and_restart_do_not_double_the_reply(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, tmp_path: Path
+) -> None:
+    config, answerer = indexed
+    body = None
+
+    async def main() -> None:
+        nonlocal body
+        async with fake_slack() as slack:
+            body = ask(with_channels(slack), "how long does a deploy take?", GENERAL, "2.000100")
+            async with running_app(slack, config, answerer, store) as app:
+                assert (await app.send(body))[0] == 200
+                assert (await app.send(body, retry=1))[0] == 200
+                await slack.wait_for("chat.postMessage")
+            # A restart on the same SQLite file: Slack's third try, and the same message under
+            # another event id (as `message` and `app_mention` deliveries both carry it).
+            reopened = SQLiteAnswerStore(store.path)
+            try:
+                async with running_app(slack, config, answerer, reopened) as app:
+                    assert (await app.send(body, retry=2))[0] == 200
+                    assert (await app.send({**body, "event_id": "EvOTHER"}))[0] == 200
+                    await asyncio.sleep(SETTLE_SECONDS)
+            finally:
+                reopened.close()
+            assert len(slack.calls_to("chat.postMessage")) == 1
+
+    asyncio.run(main())
+
+
+def test_app_rejects_bad_signature_and_stale_timestamp(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        body = ask(slack, "how do I roll back?", GENERAL, "3.000100")
+        assert (await app.send(body, secret="not-the-secret"))[0] == 401
+        assert (await app.send(body, timestamp=int(time.time()) - 6 * 60))[0] == 401
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert slack.calls == []
+        assert store.claim_event("Ev3000100")  # rejected requests never reached the listeners
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_answers_url_verification_with_the_challenge(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+    challenge = fixture("url_verification.json")
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        status, text = await app.send(challenge)
+        assert status == 200 and challenge["challenge"] in text
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_private_canary_reaches_only_its_channel(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+    question = "what is the secret phrase for the payments vault?"
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, question, PAYMENTS_CHANNEL, "4.000100"))
+        await app.send(ask(slack, question, GENERAL, "4.000200"))
+        await app.send(ask(slack, question, CONNECT, "4.000300"))
+        await app.send(ask(slack, question, PAYMENTS_CHANNEL, "4.000400", ext_shared=True))
+        await app.send(direct_message(question, channel=DM, ts="4.000500", event_id="EvDM4"))
+        posts = await slack.wait_for("chat.postMessage", 5)
+        by_channel = {(c.params["channel"], c.params["thread_ts"]): reply_text(c) for c in posts}
+        assert CANARY in by_channel[(PAYMENTS_CHANNEL, "4.000100")]  # the positive control
+        assert CANARY not in by_channel[(PAYMENTS_CHANNEL, "4.000400")]
+        for call in slack.calls:
+            if call.params.get("channel") != PAYMENTS_CHANNEL:
+                assert CANARY not in call.body, call.method
+        assert "may not read" in by_channel[(CONNECT, "4.000300")]
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_ignores_unconfigured_teams(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        body = ask(slack, "how do I roll back?", GENERAL, "5.000100", team="T0ELSEWHERE")
+        assert (await app.send(body))[0] == 200
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert [c.method for c in slack.calls if c.method != "auth.test"] == []
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_empty_mention_gets_help_naming_readable_collections(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "", GENERAL, "6.000100"))
+        (post,) = await slack.wait_for("chat.postMessage")
+        await app.send(ask(slack, "   ", PAYMENTS_CHANNEL, "6.000200"))
+        posts = await slack.wait_for("chat.postMessage", 2)
+        assert "*handbook*" in reply_text(post) and "payments" not in reply_text(post)
+        assert "*handbook*, *payments*" in reply_text(posts[1])
+        assert slack.calls_to("reactions.add") == []  # nothing to work on
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_escapes_channel_pings_quoted_from_documents(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I announce a production deploy?", GENERAL, "7.000100"))
+        (post,) = await slack.wait_for("chat.postMessage")
+        assert "&lt;!channel&gt;" in reply_text(post)
+        assert "<!channel>" not in reply_text(post)
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_wrong_reaction_reason_and_removal_round_trip(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "8.000100"))
+        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        x = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX1")
+        await app.send(x)
+        (thanks,) = await slack.wait_for("chat.postEphemeral")
+        assert thanks.params["user"] == ASKER and thanks.params["thread_ts"] == "8.000100"
+        await app.send(x, retry=1)  # the same event again changes nothing
+        await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX2"))
+        await app.send(reaction(True, "tada", channel=GENERAL, item_ts=reply_ts, event_id="EvT"))
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert len(slack.calls_to("chat.postEphemeral")) == 1
+        (entry,) = store.feedback_entries(wrong_only=False)
+        assert (entry.kind, entry.emoji, entry.user) == ("wrong", "x", ASKER)
+
+        reason = ask(slack, "it skips the migration step", GENERAL, "8.000300",
+                     thread_ts="8.000100")  # fmt: skip
+        await app.send(reason)
+        ack = (await slack.wait_for("chat.postMessage", 2))[1]
+        assert "saved that with the report" in reply_text(ack)
+        assert [r.text for r in store.feedback_entries(True)[0].reasons] == [
+            "it skips the migration step"
+        ]
+        await app.send(reaction(False, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX3"))
+        await _until(lambda: store.feedback_entries(wrong_only=False) == ())
+        assert store.wrong_count(entry.answer_id) == 0
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_follow_up_in_thread_carries_earlier_questions(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, real = indexed
+    recording = RecordingAnswerer(real)
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "9.000100"))
+        await slack.wait_for("chat.postMessage")
+        await app.send(ask(slack, "is that safe?", GENERAL, "9.000200", thread_ts="9.000100"))
+        (_, follow_up) = await slack.wait_for("chat.postMessage", 2)
+        assert follow_up.params["thread_ts"] == "9.000100"
+        assert recording.calls[-1] == ("is that safe?", ("how do I roll back a deploy?",))
+
+    run(config, recording, store, scenario)
+
+
+def test_app_rate_limited_post_is_retried_and_lands(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.fail_next("chat.postMessage", 429, retry_after=0)
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "10.000100"))
+        first, second = await slack.wait_for("chat.postMessage", 2)
+        assert first.params == second.params
+        await slack.wait_for("reactions.remove")
+        assert store.thread_questions(TEAM, GENERAL, "10.000100") == (
+            "how do I roll back a deploy?",
+        )
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_failed_post_is_logged_and_the_answer_kept(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.fail_next("chat.postMessage", 500, count=5)
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "11.000100"))
+        await slack.wait_for("reactions.remove", timeout=8)
+        assert store.thread_questions(TEAM, GENERAL, "11.000100") == (
+            "how do I roll back a deploy?",
+        )
+        assert store.find_answer(TEAM, GENERAL, "") is not None  # stored as "not posted"
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_openai_failure_gets_an_error_reply(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """The real OpenAIGenerator against the fake OpenAI server answering 500."""
+    config, _ = indexed
+    index = Index.load(config)
+
+    async def main() -> None:
+        async with FakeOpenAI() as openai_server:
+            openai_server.always("responses", http_error(500))
+            client = make_openai_client("sk-test", openai_server.base_url, 5.0, 0)
+            pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
+            async with (
+                fake_slack() as slack,
+                running_app(with_channels(slack), config, pipeline, store) as app,
+            ):
+                await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "14.000100"))
+                (post,) = await slack.wait_for("chat.postMessage", timeout=10)
+                await slack.wait_for("reactions.remove")
+            assert openai_server.bodies("responses")  # the model was really asked
+        assert ":warning:" in reply_text(post)
+        (record,) = [store.find_answer(TEAM, GENERAL, _reply_ts(post))]
+        assert record is not None and record.answer["status"] == "error"
+
+    asyncio.run(main())
+
+
+def test_app_answerer_failure_and_long_question_get_replies_not_silence(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, _ = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back?", GENERAL, "12.000100"))
+        await app.send(ask(slack, "why? " * 900, GENERAL, "12.000200"))
+        posts = await slack.wait_for("chat.postMessage", 2)
+        by_thread = {c.params["thread_ts"]: reply_text(c) for c in posts}
+        assert "something went wrong on my side" in by_thread["12.000100"]
+        assert "4,000" in by_thread["12.000200"] or "4000" in by_thread["12.000200"]
+        await slack.wait_for("reactions.remove", 2)
+
+    run(config, ExplodingAnswerer(), store, scenario)
+
+
+def test_app_acknowledges_events_it_does_not_act_on(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        edited = direct_message("edited", channel=DM, ts="13.000100", event_id="EvEDIT")
+        edited["event"]["subtype"] = "message_changed"
+        from_bot = direct_message("beep", channel=DM, ts="13.000200", event_id="EvBOT")
+        from_bot["event"]["bot_id"] = "B0OTHER"
+        joined = fixture("reaction_added.json")
+        joined["event"] = {"type": "member_joined_channel", "user": ASKER, "channel": GENERAL}
+        on_other = reaction(True, "x", channel=GENERAL, item_ts="13.000300", event_id="EvNA")
+        mine = reaction(True, "x", channel=GENERAL, item_ts="13.000300", event_id="EvMINE",
+                        user=slack.bot_user_id)  # fmt: skip
+        for body in (edited, from_bot, joined, on_other, mine):
+            assert (await app.send(body))[0] == 200
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert [c.method for c in slack.calls if c.method != "auth.test"] == []
+
+    run(config, answerer, store, scenario)
+
+
+def test_serve_socket_mode_answers_the_shared_envelope_once(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+    envelope = fixture("socket_mode_envelope_app_mention.json")
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            payload = envelope["payload"]
+            payload.update(team_id=TEAM, event_id="EvSOCKET")
+            payload["event"].update(
+                channel=GENERAL, user=ASKER, team=TEAM, blocks=[],
+                text=f"<@{slack.bot_user_id}> how do I roll back a deploy?",
+            )  # fmt: skip
+            settings = settings_for(slack).model_copy(
+                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
+            )
+            server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))
+            with_channels(slack)
+            slack.push_socket(envelope)
+            # Socket Mode redelivers with retry_attempt 1: the store, not the counter, decides.
+            slack.push_socket({**envelope, "envelope_id": "second", "retry_attempt": 1})
+            (post,) = await slack.wait_for("chat.postMessage", timeout=10)
+            await _until(lambda: len(slack.socket_acks) == 2)
+            await asyncio.sleep(SETTLE_SECONDS)
+            server.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await server
+            assert post.params["thread_ts"] == "1610241741.000200"
+            assert "deploy/rollback.md" in reply_text(post)
+            assert len(slack.calls_to("chat.postMessage")) == 1
+            assert {a["envelope_id"] for a in slack.socket_acks} == {
+                envelope["envelope_id"], "second",
+            }  # fmt: skip
+
+    asyncio.run(main())
+
+
+def test_serve_refuses_to_start_with_bad_credentials(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            good = settings_for(slack)
+            with pytest.raises(SettingsError, match="SLACK_SIGNING_SECRET is not set"):
+                await run_serve(config, good.model_copy(update={"slack_signing_secret": None}),
+                                answerer, store, port=0)  # fmt: skip
+            wrong = good.model_copy(update={"slack_bot_token": SecretStr("xoxb-revoked")})
+            with pytest.raises(
+                SettingsError, match=r"Slack rejected SLACK_BOT_TOKEN \(invalid_auth"
+            ):
+                await run_serve(config, wrong, answerer, store, port=0)
+            socket = good.model_copy(update={"slack_app_token": SecretStr("xapp-revoked")})
+            with pytest.raises(SettingsError, match=r"Slack rejected SLACK_APP_TOKEN"):
+                await run_serve(config, socket, answerer, store, port=0)
+
+    asyncio.run(main())
+
+
+class RecordingAnswerer:
+    """Passes through to the real pipeline and records (question, context) of every call."""
+
+    def __init__(self, inner: Answerer) -> None:
+        self.inner = inner
+        self.calls: list[tuple[str, tuple[str, ...]]] = []
+
+    async def answer(
+        self, question: str, scope: Scope, *, context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:  # fmt: skip
+        self.calls.append((question, tuple(context)))
+        return await self.inner.answer(question, scope, context=context, user_id=user_id)
+
+
+class ExplodingAnswerer:
+    async def answer(
+        self, question: str, scope: Scope, *, context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:  # fmt: skip
+        raise RuntimeError("the index file vanished")
+
+
+def _reply_ts(post: Call) -> str:
+    ts = post.response.get("ts")
+    assert isinstance(ts, str), post.response
+    return ts
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)

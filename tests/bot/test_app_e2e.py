@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -284,6 +285,33 @@ def test_app_wrong_reaction_reason_and_removal_round_trip(
         await app.send(reaction(False, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX3"))
         await _until(lambda: store.feedback_entries(wrong_only=False) == ())
         assert store.wrong_count(entry.answer_id) == 0
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_reason_arriving_as_message_and_mention_is_saved_once(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """With `message.channels` subscribed, one reply arrives as `message` and as `app_mention`."""
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "15.000100"))
+        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        await app.send(reaction(True, "-1", channel=GENERAL, item_ts=reply_ts, event_id="EvX15"))
+        await slack.wait_for("chat.postEphemeral")
+        as_mention = ask(slack, "the command is wrong", GENERAL, "15.000300", thread_ts="15.000100")
+        as_message = copy.deepcopy(as_mention)
+        as_message["event_id"] = "EvMSG15"
+        as_message["event"].update(type="message", channel_type="channel")
+        await app.send(as_message)
+        await app.send(as_mention)
+        acks = await slack.wait_for("chat.postMessage", 2)
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert len(slack.calls_to("chat.postMessage")) == 2
+        assert "saved that with the report" in reply_text(acks[1])
+        (entry,) = store.feedback_entries(wrong_only=True)
+        assert [r.text for r in entry.reasons] == ["the command is wrong"]
 
     run(config, answerer, store, scenario)
 

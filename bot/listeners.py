@@ -34,6 +34,7 @@ from retrieval.scopes import Scope
 log = logging.getLogger("docbot.slack")
 
 WORKING_EMOJI = "eyes"
+UNPOSTED = "unposted:"  # reply_ts prefix of an answer whose reply could not be posted
 INTERNAL_ERROR = (
     "something went wrong on my side while answering (it has been logged for the docbot admins)"
 )
@@ -223,8 +224,8 @@ async def _answer(deps: ListenerDeps, turn: Turn, scope: Scope) -> tuple[Message
         return render_error(INTERNAL_ERROR), None
 
 
-async def _post(client: AsyncWebClient, turn: Turn, message: Message) -> str:
-    """Post in the thread; a failure is logged and the answer kept, so '' means 'not posted'."""
+async def _post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
+    """Post in the thread; the reply's ts, or None when posting failed (logged)."""
     try:
         response = await client.chat_postMessage(
             channel=turn.channel, thread_ts=turn.reply_thread, **post_kwargs(message)
@@ -236,13 +237,18 @@ async def _post(client: AsyncWebClient, turn: Turn, message: Message) -> str:
             turn.event_id,
             _slack_error(exc),
         )
-        return ""
-    return str(response.get("ts") or "")
+        return None
+    ts = response.get("ts")
+    return str(ts) if ts else None
 
 
-async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str) -> None:
+async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | None) -> None:
+    """Kept even when the reply could not be posted: it is still evidence of what happened."""
+    # reply_ts is unique per channel in the store; an unposted reply gets a marker that no
+    # Slack message ts can equal (so no reaction ever finds it) and that stays unique.
+    reply = reply_ts or f"{UNPOSTED}{turn.ts}"
     record = AnswerRecord(
-        team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply_ts,
+        team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply,
         question_ts=turn.ts, asker=turn.user, question=answer.question,
         answer=answer.to_dict(), created=deps.now().isoformat(),
     )  # fmt: skip
@@ -273,27 +279,38 @@ async def handle_reaction(
     kind = _feedback_kind(deps.config, reaction.emoji)
     if kind is None:
         return
-    store = deps.store
     record = await asyncio.to_thread(
-        store.find_answer, reaction.team, reaction.channel, reaction.ts
+        deps.store.find_answer, reaction.team, reaction.channel, reaction.ts
     )
     if record is None or record.id is None:
-        return
-    if not added:
-        await asyncio.to_thread(store.remove_feedback, record.id, reaction.user, reaction.emoji)
-        if kind == "wrong" and await asyncio.to_thread(store.wrong_count, record.id) == 0:
-            deps.reasons.withdraw(reaction.team, reaction.channel, record.thread_ts, reaction.user)
-        return
-    before = await asyncio.to_thread(store.wrong_count, record.id)
+        return  # not a docbot answer
+    if added:
+        await _add_feedback(deps, client, reaction, kind, record, record.id, bot_user_id)
+    else:
+        await _retract_feedback(deps, reaction, kind, record, record.id)
+
+
+async def _add_feedback(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
+    record: AnswerRecord, answer_id: int, bot_user_id: str | None,
+) -> None:  # fmt: skip
+    store, user = deps.store, reaction.user
+    before = await asyncio.to_thread(store.wrong_count, answer_id)
     at = deps.now().isoformat()
-    new = await asyncio.to_thread(
-        store.add_feedback, record.id, reaction.user, kind, reaction.emoji, at
-    )
-    if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, record.id) > before:
-        deps.reasons.invite(
-            reaction.team, reaction.channel, record.thread_ts, reaction.user, record.id
-        )
-        await _thank_for_wrong(client, record, reaction.user, bot_user_id)
+    new = await asyncio.to_thread(store.add_feedback, answer_id, user, kind, reaction.emoji, at)
+    # Thank (and invite a reason from) each person once, on their first wrong-mark.
+    if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) > before:
+        deps.reasons.invite(record.team, record.channel, record.thread_ts, user, answer_id)
+        await _thank_for_wrong(client, record, user, bot_user_id)
+
+
+async def _retract_feedback(
+    deps: ListenerDeps, reaction: Reaction, kind: str, record: AnswerRecord, answer_id: int
+) -> None:
+    store, user = deps.store, reaction.user
+    await asyncio.to_thread(store.remove_feedback, answer_id, user, reaction.emoji)
+    if kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) == 0:
+        deps.reasons.withdraw(record.team, record.channel, record.thread_ts, user)
 
 
 async def _thank_for_wrong(

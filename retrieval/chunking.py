@@ -269,7 +269,7 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
         if _blank(following) or _FENCE.match(following) or _ATX.match(following):
             break
         setext = _SETEXT.match(following)
-        if setext:
+        if setext and not _CONTAINER.match(lines[i]):
             title = " ".join(lines[k].strip() for k in range(i, j + 1))
             return Heading(i, j + 1, 1 if setext.group(1)[0] == "=" else 2, title)
         j += 1
@@ -286,11 +286,13 @@ def _fence_end(lines: Sequence[str], i: int, opening: str) -> int:
 
 
 def _front_matter_end(lines: Sequence[str]) -> int:
-    """YAML front matter (`---` ... `---` or `...` at the top) is metadata, not content."""
-    if not lines or lines[0].rstrip() != "---":
+    """Front matter (YAML `---` ... `---`, TOML `+++` ... `+++`) is metadata, not content."""
+    fence = lines[0].rstrip() if lines else ""
+    if fence not in {"---", "+++"}:
         return 0
+    closing = {"---", "..."} if fence == "---" else {"+++"}
     for k in range(1, len(lines)):
-        if lines[k].rstrip() in {"---", "..."}:
+        if lines[k].rstrip() in closing:
             return k + 1
     return 0
 

@@ -9,6 +9,7 @@ import codecs
 import hashlib
 import os
 import re
+import stat as stat_module
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -79,6 +80,8 @@ def _walk(root: Path) -> Iterator[str]:
             path = base / name
             if path.is_symlink() and not path.resolve().is_relative_to(real_root):
                 continue
+            if not path.is_file():  # a FIFO or socket would block or fail the reader
+                continue
             yield path.relative_to(root).as_posix()
 
 
@@ -131,6 +134,8 @@ def read_source(
     """Read one file as text; anything that makes it unusable comes back as `Skipped`."""
     path = Path(collection.path) / rel_path
     try:
+        if not stat_module.S_ISREG(path.stat().st_mode):
+            return Skipped(collection.name, rel_path, "not a regular file")
         with path.open("rb") as handle:
             stat = os.fstat(handle.fileno())
             head = handle.read(max_bytes)

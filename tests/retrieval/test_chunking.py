@@ -271,3 +271,19 @@ def test_chunk_document_django_docs_sample_chunks_are_exact_file_lines() -> None
     sample = paths[:: max(1, len(paths) // 60)]
 
     assert _check_corpus(corpus, sample, 350) > len(sample)
+
+
+def test_chunk_document_list_item_over_dashes_is_not_a_setext_heading() -> None:
+    text = "# Steps\n\n- first step\n---\n\nAfter the rule.\n"
+
+    chunks = chunk_document("c", "steps.md", text, "", WordCounter(), 350)
+
+    assert _spans(chunks) == [(1, 6, ("Steps",))]
+
+
+def test_chunk_document_skips_toml_front_matter() -> None:
+    text = '+++\ntitle = "Guide"\n+++\n\n# Guide\n\nBody.\n'
+
+    chunks = chunk_document("c", "hugo.md", text, "", WordCounter(), 350)
+
+    assert _spans(chunks) == [(5, 7, ("Guide",))]

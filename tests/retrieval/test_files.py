@@ -146,13 +146,19 @@ def test_read_source_skips_mostly_control_characters(tmp_path: Path) -> None:
 
 def test_read_source_unreadable_file_is_skipped_not_raised(tmp_path: Path) -> None:
     (tmp_path / "folder.md").mkdir()
+    (tmp_path / "loop.md").symlink_to(tmp_path / "loop.md")
     collection = CollectionConfig(name="d", path=tmp_path)
 
     directory = read_source(collection, "folder.md", 10_000)
+    looping = read_source(collection, "loop.md", 10_000)
     missing = read_source(collection, "gone.md", 10_000)
 
-    assert isinstance(directory, Skipped) and directory.reason.startswith("cannot read: ")
-    assert isinstance(missing, Skipped) and "No such file" in missing.reason
+    assert isinstance(directory, Skipped) and directory.reason == "not a regular file"
+    assert isinstance(looping, Skipped)
+    assert looping.reason == "cannot read: Too many levels of symbolic links"
+    assert (
+        isinstance(missing, Skipped) and missing.reason == "cannot read: No such file or directory"
+    )
 
 
 def test_read_source_truncates_huge_files_at_a_line_boundary(tmp_path: Path) -> None:
@@ -220,3 +226,13 @@ def test_parse_git_log_keeps_the_newest_date_per_path() -> None:
     dates = parse_git_log(output, frozenset({"a.md", "b.md"}))
 
     assert dates == {"a.md": "2023-11-14", "b.md": "2023-11-14"}
+
+
+def test_read_source_fifo_is_skipped_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.md")
+    collection = CollectionConfig(name="d", path=tmp_path)
+
+    source = read_source(collection, "pipe.md", 10_000)
+
+    assert isinstance(source, Skipped) and source.reason == "not a regular file"
+    assert discover(collection) == ()

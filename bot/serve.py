@@ -60,6 +60,13 @@ async def run_serve(
     app = build_app(settings, answerer, store, config=config)
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
+    if identity.get("team_id") not in config.teams:
+        # Not fatal (an org-wide install reports the org), but otherwise every event is ignored.
+        log.warning(
+            "the bot token belongs to workspace %s, which is not in `teams:` of docbot.yml %s: "
+            "events from it will be ignored; add its ID if docbot should answer there",
+            identity.get("team_id"), list(config.teams),
+        )  # fmt: skip
     try:
         if settings.socket_mode:
             await _serve_socket_mode(app, settings.app_token())

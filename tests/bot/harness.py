@@ -92,6 +92,29 @@ def _envelope(template: dict[str, Any], team: str, event_id: str) -> dict[str, A
     return body
 
 
+async def post_event(
+    session: aiohttp.ClientSession,
+    url: str,
+    body: dict[str, Any] | str,
+    *,
+    timestamp: int | None = None,
+    secret: str = SIGNING_SECRET,
+    retry: int | None = None,
+) -> tuple[int, str]:
+    """POST a signed Events API request; returns (status, response text)."""
+    raw = body if isinstance(body, str) else json.dumps(body)
+    stamp = int(time.time()) if timestamp is None else timestamp
+    headers = {
+        "Content-Type": "application/json",
+        "X-Slack-Request-Timestamp": str(stamp),
+        "X-Slack-Signature": signature(raw, stamp, secret),
+    }
+    if retry is not None:
+        headers.update({"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"})
+    async with session.post(url, data=raw.encode(), headers=headers) as response:
+        return response.status, await response.text()
+
+
 @dataclass
 class RunningApp:
     app: AsyncApp
@@ -106,20 +129,9 @@ class RunningApp:
         secret: str = SIGNING_SECRET,
         retry: int | None = None,
     ) -> tuple[int, str]:
-        """POST a signed Events API request; returns (status, response text)."""
-        raw = body if isinstance(body, str) else json.dumps(body)
-        stamp = int(time.time()) if timestamp is None else timestamp
-        headers = {
-            "Content-Type": "application/json",
-            "X-Slack-Request-Timestamp": str(stamp),
-            "X-Slack-Signature": signature(raw, stamp, secret),
-        }
-        if retry is not None:
-            headers.update(
-                {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
-            )
-        async with self.session.post(self.url, data=raw.encode(), headers=headers) as response:
-            return response.status, await response.text()
+        return await post_event(
+            self.session, self.url, body, timestamp=timestamp, secret=secret, retry=retry
+        )
 
 
 @asynccontextmanager

@@ -10,11 +10,13 @@ import asyncio
 import contextlib
 import copy
 import json
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from pydantic import SecretStr
 
@@ -38,6 +40,7 @@ from tests.bot.harness import (
     fake_slack,
     fixture,
     mention,
+    post_event,
     reaction,
     running_app,
     settings_for,
@@ -473,6 +476,41 @@ def test_serve_socket_mode_answers_the_shared_envelope_once(
             }  # fmt: skip
 
     asyncio.run(main())
+
+
+def test_serve_http_mode_listens_on_slack_events_until_cancelled(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+    challenge = fixture("url_verification.json")
+    with socket.socket() as probe:  # a free port: run_serve takes a number, not a socket
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            server = asyncio.create_task(
+                run_serve(config, settings_for(slack), answerer, store, port=port, host="127.0.0.1")
+            )
+            await slack.wait_for("auth.test")  # the start-up token check
+            url = f"http://127.0.0.1:{port}/slack/events"
+            async with aiohttp.ClientSession() as session:
+                await _until(lambda: _listening(port))
+                status, text = await post_event(session, url, challenge)
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as health:
+                    assert health.status == 200
+            server.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await server
+            assert status == 200 and challenge["challenge"] in text
+            assert not _listening(port)
+
+    asyncio.run(main())
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_serve_refuses_to_start_with_bad_credentials(

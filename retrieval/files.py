@@ -27,10 +27,11 @@ _BOMS = (  # UTF-32 first: its little-endian BOM starts with UTF-16's
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-# Control characters that text files do not contain (tab, newlines, form feed and ESC they do).
+# Control characters that do not occur in text (tab, line breaks, form feed and ESC do).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
 _LINE_BREAK = re.compile(r"\r\n?")
 _CP1252_ONLY = re.compile(rb"[\x80-\x9f]")
+_GIT_REPO_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"})
 # Every commit touching the folder, newest first, as "\x01<unix time>" then its file names.
 _GIT_LOG = ("log", "-z", "--format=%x01%ct", "--name-only", "--relative", "--no-renames", "--", ".")
 
@@ -230,7 +231,9 @@ def _git_dates(root: Path, wanted: frozenset[str]) -> dict[str, str]:
     if not wanted:
         return {}
     command = ["git", "-c", "core.quotePath=false", "-C", str(root), *_GIT_LOG]
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    # Variables that would point git at another repository than the one holding `root`.
+    inherited = {k: v for k, v in os.environ.items() if k not in _GIT_REPO_VARIABLES}
+    env = {**inherited, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
     try:
         done = subprocess.run(command, capture_output=True, timeout=120, check=False, env=env)
     except (OSError, subprocess.SubprocessError):
@@ -247,7 +250,7 @@ def parse_git_log(output: str, wanted: frozenset[str]) -> dict[str, str]:
     for field in output.split("\0"):
         field = field.removeprefix("\n")
         if field.startswith("\x01"):
-            current = _utc_date(int(field[1:]))
+            current = _utc_date(int(field[1:])) if field[1:].isdigit() else ""
         elif field in wanted and field not in dates and current:
             dates[field] = current
     return dates

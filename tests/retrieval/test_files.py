@@ -236,3 +236,7 @@ def test_read_source_fifo_is_skipped_without_blocking(tmp_path: Path) -> None:
 
     assert isinstance(source, Skipped) and source.reason == "not a regular file"
     assert discover(collection) == ()
+
+
+def test_parse_git_log_ignores_a_garbled_date() -> None:
+    assert parse_git_log("\x01soon\0\na.md\0", frozenset({"a.md"})) == {}

@@ -20,6 +20,13 @@ _ANGLE_LOOKALIKES = str.maketrans(
     {"‹": "<", "〈": "<", "⟨": "<", "˂": "<", "ᐸ": "<"}
     | {"›": ">", "〉": ">", "⟩": ">", "˃": ">", "ᐳ": ">"}
 )
+# Every format (Cf) character of Unicode 14 (Python 3.11); a test holds this to unicodedata.
+INVISIBLE = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f]"
+)
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
 # Matched on the folded text (see _fold). A bare "untrusted source" in prose is left alone unless
 # something tag-like surrounds it: a bracket, a slash, attributes, or a joined/hyphenated name.
@@ -45,6 +52,8 @@ def evidence_block(label: str, chunk: Chunk) -> str:
 
 def neutralize(text: str) -> str:
     """`text` with delimiter look-alikes (case, spacing, fullwidth, zero-width, entity) replaced."""
+    if not _may_hide_a_tag(text):
+        return text
     folded, origin = _fold(text)
     spans: list[tuple[int, int]] = []
     for match in _TAG_LIKE.finditer(folded):
@@ -60,6 +69,14 @@ def neutralize(text: str) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def _may_hide_a_tag(text: str) -> bool:
+    """A cheap whole-text fold: without "untrusted" in it, no delimiter can be spelled."""
+    decoded = html.unescape(text) if "&" in text else text
+    if not decoded.isascii():
+        decoded = INVISIBLE.sub("", unicodedata.normalize("NFKC", decoded))
+    return "untrusted" in decoded.casefold()
 
 
 def _is_tag_like(match: re.Match[str]) -> bool:

@@ -6,6 +6,7 @@ is supported by its cited evidence. Dropped claims keep their reason; sources ar
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -36,9 +37,15 @@ _STOPWORD_TEXT = (
 )
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-# A claim that negates must cite evidence that negates too: "does not retry" shares every
-# content word with "retries", so the word check alone would pass it.
-_NEGATION = re.compile(r"\b(?:not|no|never|cannot|none|nor|without)\b|n[’']t\b", re.IGNORECASE)
+# A negation or a number in a claim must appear in the evidence *near the same words*: "does not
+# retry" shares every content word with "retries", and "week 17" is not supported by "week 16 ...
+# 17 touchdowns". Windows are in words, on each side of the occurrence in the evidence.
+NEGATIONS = frozenset(("not", "no", "never", "cannot", "none", "nor", "without"))
+NUMBER_WINDOW = 10
+NEGATION_WINDOW = 5  # a negation binds to the words right next to it
+_CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)
+# Words, whole numbers, and sentence ends (kept as "" so a window never crosses a sentence).
+_TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|[.!?](?=\s|$)|\n\s*\n")
 _LABEL_MARKERS = re.compile(r"\s*[\[(]E\d+(?:\s*[,;]\s*E\d+)*[\])]")
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
 _QUOTED = re.compile(
@@ -53,7 +60,8 @@ _IDENTIFIER = re.compile(
     r"|\b[a-z]+[A-Z]\w*\b"  # camelCase
     r"|\b[A-Z][a-z0-9]+[A-Z]\w*\b"  # PascalCase with more than one hump
     r"|\b[A-Z][A-Z0-9]{2,}\b"  # CONSTANTS and acronyms
-    r"|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?!\d+(?:st|nd|rd|th)\b)[A-Za-z0-9]+\b"  # h2, utf8
+    # letters with digits (h2, utf8); not an ordinal (2nd) nor a unit after a decimal (1.3bn)
+    r"|(?<!\d[.,])\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?!\d+(?:st|nd|rd|th)\b)[A-Za-z0-9]+\b"
 )
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -191,7 +199,8 @@ def support_problem(claim_text: str, evidence_text: str) -> str | None:
     """None when `evidence_text` supports `claim_text`, else why not (naming the offending token).
 
     Every exact token of the claim (number, version, quoted string, identifier, flag, path, URL)
-    must appear verbatim; a negating claim needs negating evidence; then at least
+    must appear verbatim; each number and negation must occur in the evidence within
+    NUMBER_WINDOW / NEGATION_WINDOW words of a word next to it in the claim; then at least
     SUPPORT_THRESHOLD of its content words must appear.
     """
     claim = _normalize(claim_text)
@@ -202,10 +211,58 @@ def support_problem(claim_text: str, evidence_text: str) -> str | None:
     for token in tokens:
         if not _appears(token, evidence):
             return f"not in the cited evidence: {token!r}"
-    negation = _NEGATION.search(claim)
-    if negation and not _NEGATION.search(evidence):
-        return f"the claim negates ({negation.group(0)!r}) but the cited evidence does not"
+    anchor = _unanchored(_terms(claim), _terms(evidence))
+    if anchor is not None:
+        return f"{anchor!r} is not near the same words in the cited evidence"
     return _coverage_problem(claim, evidence, has_exact=bool(tokens))
+
+
+@functools.lru_cache(maxsize=64)  # the same evidence is checked once per claim citing it
+def _terms(text: str) -> tuple[str, ...]:
+    """Casefolded, suffix-folded words, whole numbers and "" for sentence ends; "n't" is "not"."""
+    text = _CONTRACTION.sub(" not", unicodedata.normalize("NFKC", text)).casefold()
+    return tuple(_term(t) for t in _TERM.findall(text))
+
+
+def _term(token: str) -> str:
+    if token[0].isdigit():
+        return token
+    return fold_word(token) if token[0].isalpha() else ""
+
+
+def _unanchored(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first negation or number of the claim whose neighbours are not near it in evidence."""
+    for i, term in enumerate(claim):
+        if not (term in NEGATIONS or term[:1].isdigit()):
+            continue
+        neighbours = _neighbour_words(claim, i)
+        if not neighbours:
+            continue  # nothing to anchor to: the verbatim check above is all there is
+        spots = [j for j, other in enumerate(evidence) if _same_anchor(term, other)]
+        window = NEGATION_WINDOW if term in NEGATIONS else NUMBER_WINDOW
+        if not any(neighbours & _sentence_window(evidence, j, window) for j in spots):
+            return term
+    return None
+
+
+def _sentence_window(terms: Sequence[str], j: int, width: int) -> set[str]:
+    """Up to `width` terms on each side of `j`, not crossing a sentence end."""
+    start = j
+    while start > 0 and j - start < width and terms[start - 1]:
+        start -= 1
+    end = j + 1
+    while end < len(terms) and end - j <= width and terms[end]:
+        end += 1
+    return set(terms[start:end])
+
+
+def _neighbour_words(terms: Sequence[str], i: int) -> set[str]:
+    near = _sentence_window(terms, i, 3) - {terms[i]}
+    return {t for t in near if len(t) > 1 and t[0].isalpha() and t not in _STOPWORDS_FOLDED}
+
+
+def _same_anchor(term: str, other: str) -> bool:
+    return other in NEGATIONS if term in NEGATIONS else other == term
 
 
 def _coverage_problem(claim: str, evidence: str, *, has_exact: bool) -> str | None:
@@ -272,6 +329,7 @@ def _wordy(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+@functools.lru_cache(maxsize=64)
 def content_words(text: str, *, keep_stopwords: bool = False) -> frozenset[str]:
     """Distinct casefolded, suffix-folded words of letters; stopwords dropped unless kept."""
     words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
@@ -280,6 +338,7 @@ def content_words(text: str, *, keep_stopwords: bool = False) -> frozenset[str]:
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fold_word(word: str) -> str:
     """Light suffix folding so inflections meet: retries/retry, configured/configure, boxes/box."""
     if len(word) <= 3:
@@ -312,3 +371,6 @@ def _cjk_in(word: str, folded_evidence: str) -> bool:
 
 def _normalize(text: str) -> str:
     return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+_STOPWORDS_FOLDED = frozenset(fold_word(w) for w in _STOPWORDS) - NEGATIONS

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 import unicodedata
 
 import pytest
 
 from grounding.evidence import EvidencePacket, PackPolicy, pack
 from grounding.prompt import INSTRUCTIONS, build_prompt, correction_note
-from grounding.untrusted import neutralize
+from grounding.untrusted import INVISIBLE, neutralize
 from retrieval.chunks import Chunk
 from tests.grounding.fakes import WordCounter, hits_of, make_chunk, make_scope
 
@@ -152,3 +153,10 @@ def test_correction_note_stays_short_for_hostile_ids() -> None:
     note = correction_note(["x" * 500] + [f"E{n}" for n in range(20, 40)], ["E1"])
     assert len(note) < 600
     assert "and 11 more" in note
+
+
+def test_invisible_covers_every_format_character() -> None:
+    format_chars = "".join(
+        chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"
+    )
+    assert INVISIBLE.sub("", format_chars) == ""

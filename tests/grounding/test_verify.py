@@ -204,7 +204,8 @@ def test_unknown_citations_in_order_of_first_use() -> None:
         ("The key lives in /etc/payments/key.pem.", "'/etc/payments/key.pem'"),
         ("Use payments.rotate to rotate the key.", "'payments.rotate'"),
         ('Rotate the key with "rotate now".', "'rotate now'"),
-        ("The rollback does not keep the database untouched.", "negates"),
+        ("The rollback does not keep the database untouched.", "'not' is not near"),
+        ("The rollback doesn't keep the database untouched.", "'not' is not near"),
         ("Rollbacks corrupt customer invoices and notify finance.", "content words"),
     ],
 )
@@ -224,6 +225,19 @@ def test_support_problem_numbers_match_whole_tokens() -> None:
         is not None
     )
     assert support_problem("Requests are limited to 100 per minute.", LIMITS.text) is None
+
+
+def test_support_problem_numbers_must_sit_near_the_same_words() -> None:
+    evidence = "In week 16 the team rested. Later it scored 17 touchdowns over the season."
+    assert support_problem("The team scored 17 touchdowns.", evidence) is None
+    problem = support_problem("In week 17 the team rested.", evidence)
+    assert problem is not None and "'17'" in problem
+
+
+def test_support_problem_negation_must_sit_near_the_same_words() -> None:
+    evidence = "The worker retries failed jobs. Logs are not kept after a restart."
+    assert support_problem("Logs aren't kept after a restart.", evidence) is None
+    assert support_problem("The worker does not retry failed jobs.", evidence) is not None
 
 
 def test_support_problem_threshold_is_documented_share_of_content_words() -> None:

@@ -20,11 +20,11 @@ from grounding.pipeline import AnswerPipeline
 from grounding.schema import GroundedResponse
 from retrieval.chunks import Chunk
 from retrieval.config import Config, load_config, source_url
+from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 from tests.grounding.fakes import RecordingGenerator, response
 
-index_module = pytest.importorskip("retrieval.index", reason="retrieval/index.py has not landed")
 
 CANARY = "zqxcanary4471lighthouse"
 QUESTION = "How do I rotate the vault passphrase?"
@@ -40,6 +40,13 @@ PRIVATE_DOC = f"""# Vault secrets
 
 The vault passphrase rotation uses the master phrase {CANARY} and happens every quarter.
 """
+# Other documents on both sides, so that BM25 statistics are meaningful in each scope.
+FILLER = {
+    "handbook/deploy.md": "# Deploy\n\nDeploys run from the main branch after review.\n",
+    "handbook/onboarding.md": "# Onboarding\n\nNew engineers get a laptop and a buddy.\n",
+    "handbook/style.md": "# Style\n\nFormat Python code with ruff before committing.\n",
+    "secrets/payroll.md": "# Payroll\n\nSalaries are paid on the last working day.\n",
+}
 CONFIG = """\
 state_dir: state
 teams: [T0001]
@@ -61,9 +68,11 @@ def config(tmp_path_factory: pytest.TempPathFactory) -> Config:
     (root / "docs" / "secrets").mkdir(parents=True)
     (root / "docs" / "handbook" / "vault.md").write_text(PUBLIC_DOC, encoding="utf-8")
     (root / "docs" / "secrets" / "vault.md").write_text(PRIVATE_DOC, encoding="utf-8")
+    for rel, text in FILLER.items():
+        (root / "docs" / rel).write_text(text, encoding="utf-8")
     (root / "docbot.yml").write_text(CONFIG, encoding="utf-8")
     loaded = load_config(root / "docbot.yml")
-    index_module.build_index(loaded)
+    build_index(loaded)
     return loaded
 
 
@@ -76,7 +85,7 @@ def _echo(request: GenerationRequest) -> GroundedResponse:
 
 
 def _ask(config: Config, channel: str) -> tuple[Answer, RecordingGenerator]:
-    index = index_module.Index.load(config)
+    index = Index.load(config)
     generator = RecordingGenerator([_echo])
 
     def url_for(chunk: Chunk) -> str | None:

@@ -25,7 +25,6 @@ from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 from tests.grounding.fakes import RecordingGenerator, response
 
-
 CANARY = "zqxcanary4471lighthouse"
 QUESTION = "How do I rotate the vault passphrase?"
 PUBLIC_DOC = """# Vault

@@ -287,20 +287,22 @@ def exact_tokens(text: str) -> tuple[str, ...]:
     for pattern in (_URL, _QUOTED, _PATH, _FLAG, _DOTTED, _VERSION, _IDENTIFIER, _NUMBER):
         taken: list[tuple[int, int]] = []
         for match in pattern.finditer(remaining):
-            token = _token_of(pattern, match)
+            token = _token_of(pattern, match, text)
             if token:
                 found.append(token)
                 taken.append(match.span())
-        # Mask what was taken, so a dotted name inside a quoted string is not checked twice.
+        # Mask what was taken, so a dotted name inside a quoted string is not checked twice;
+        # tokens are always cut from the unmasked text.
         for start, end in taken:
             remaining = remaining[:start] + " " * (end - start) + remaining[end:]
     return tuple(dict.fromkeys(found))
 
 
-def _token_of(pattern: re.Pattern[str], match: re.Match[str]) -> str:
+def _token_of(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str:
     if pattern is _QUOTED:
-        return next(g for g in match.groups() if g is not None).strip()
-    token = match.group(0)
+        group = next(i for i, g in enumerate(match.groups(), start=1) if g is not None)
+        return text[match.start(group) : match.end(group)].strip()
+    token = text[match.start() : match.end()]
     if pattern in (_URL, _PATH):
         token = token.rstrip(_TRAILING_PUNCTUATION)
     if pattern is _PATH and not _is_path(token):

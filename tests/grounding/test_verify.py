@@ -275,3 +275,11 @@ def test_fold_word_meets_common_inflections() -> None:
     for left, right in pairs:
         assert fold_word(left) == fold_word(right), (left, right)
     assert fold_word("status") == "status"
+
+
+def test_support_problem_code_block_with_a_url_is_checked_whole() -> None:
+    evidence = "Disable it:\n\n```python\nhttpx.get('https://www.example.com', timeout=None)\n```\n"
+    claim = "```python\nhttpx.get('https://www.example.com', timeout=None)\n```"
+    assert support_problem(claim, evidence) is None
+    changed = claim.replace("timeout=None", "timeout=5")
+    assert support_problem(changed, evidence) is not None

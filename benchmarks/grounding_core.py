@@ -20,14 +20,13 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
 
 from rank_bm25 import BM25Okapi
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from grounding.evidence import PackPolicy, pack  # noqa: E402
+from grounding.evidence import EvidencePacket, PackPolicy, pack  # noqa: E402
 from grounding.prompt import build_prompt  # noqa: E402
 from grounding.schema import GroundedClaim, GroundedResponse  # noqa: E402
 from grounding.verify import support_problem, verify  # noqa: E402
@@ -36,8 +35,6 @@ from retrieval.chunks import Chunk, Hit  # noqa: E402
 from retrieval.scopes import ConversationKind, Scope  # noqa: E402
 from retrieval.tokenize import tokenize  # noqa: E402
 from retrieval.tokens import TiktokenCounter  # noqa: E402
-
-T = TypeVar("T")
 
 SHARED = REPO / ".." / "shared"
 SQUAD = SHARED / "eval" / "squad" / "dev-v1.1.json"
@@ -126,13 +123,7 @@ def cost_report() -> None:
         scores = bm25.get_scores(tokenize(question))
         top = sorted(range(len(chunks)), key=lambda i: -scores[i])[:12]
         hits = [Hit(chunks[i], float(scores[i]), r) for r, i in enumerate(top, 1)]
-        packet = _timed(timings["pack"], lambda: pack(
-            question, scope, "g", hits, PackPolicy(), counter, adjacent))  # fmt: skip
-        _timed(timings["prompt"], lambda: build_prompt(packet))
-        echo = GroundedResponse(status="answered", message="", claims=[
-            GroundedClaim(text=i.chunk.text.splitlines()[-1], citations=[i.label])
-            for i in packet.items])  # fmt: skip
-        _timed(timings["verify"], lambda: verify(echo, packet, lambda _: None))
+        packet = _one_question(question, scope, hits, counter, adjacent, timings)
         tokens.append(packet.tokens)
         neighbours += sum(i.neighbour for i in packet.items)
     print(f"\ncost on httpx docs ({len(chunks)} chunks, {len(questions)} questions, k=12)")
@@ -140,6 +131,30 @@ def cost_report() -> None:
         print(f"  {stage:<7} ms  {percentiles(values)}")
     print(f"  packet tokens {percentiles(tokens)}  (budget {PackPolicy().evidence_tokens})")
     print(f"  neighbours added: {neighbours} over {len(questions)} packets")
+
+
+def _one_question(
+    question: str,
+    scope: Scope,
+    hits: Sequence[Hit],
+    counter: TiktokenCounter,
+    adjacent: Callable[[Chunk], tuple[Chunk | None, Chunk | None]],
+    timings: dict[str, list[float]],
+) -> EvidencePacket:
+    started = time.perf_counter()
+    packet = pack(question, scope, "g", hits, PackPolicy(), counter, adjacent)
+    timings["pack"].append((time.perf_counter() - started) * 1000)
+    started = time.perf_counter()
+    build_prompt(packet)
+    timings["prompt"].append((time.perf_counter() - started) * 1000)
+    claims = [
+        GroundedClaim(text=i.chunk.text.splitlines()[-1], citations=[i.label]) for i in packet.items
+    ]
+    echo = GroundedResponse(status="answered", message="", claims=claims)
+    started = time.perf_counter()
+    verify(echo, packet, lambda _: None)
+    timings["verify"].append((time.perf_counter() - started) * 1000)
+    return packet
 
 
 def _adjacent(
@@ -152,13 +167,6 @@ def _adjacent(
         return before, after
 
     return adjacent
-
-
-def _timed(sink: list[float], work: Callable[[], T]) -> T:
-    started = time.perf_counter()
-    result = work()
-    sink.append((time.perf_counter() - started) * 1000)
-    return result
 
 
 def main() -> None:

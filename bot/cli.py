@@ -1,0 +1,269 @@
+"""The `docbot` command line: index, search, ask, serve, feedback. The composition root."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.settings import Settings
+from grounding.answer import Answer, AnswerStatus
+from retrieval.chunks import Hit
+from retrieval.config import Config, default_config_path, load_config
+from retrieval.errors import DocbotError, InputError
+from retrieval.index import BuildReport, Index, build_index
+from retrieval.query import check_question
+from retrieval.scopes import ConversationKind, Scope, resolve_scope
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.command == "serve" else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.run(args, sys.stdout))
+    except InputError as exc:
+        print(f"docbot: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except DocbotError as exc:
+        print(f"docbot: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="docbot", description="Answers questions from your team's documentation."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    index = commands.add_parser("index", help="build or refresh the search index")
+    _config_option(index)
+    index.set_defaults(run=_index)
+
+    search = commands.add_parser("search", help="scoped retrieval only")
+    _config_option(search)
+    _question_options(search)
+    search.add_argument("--k", type=int, default=8, help="number of hits (default 8)")
+    search.add_argument("--json", action="store_true", help="print the hits as JSON")
+    search.set_defaults(run=_search)
+
+    ask = commands.add_parser("ask", help="answer a question with verified citations")
+    _config_option(ask)
+    _question_options(ask)
+    form = ask.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the answer object")
+    form.add_argument("--blocks", action="store_true", help="print the Slack message")
+    ask.set_defaults(run=_ask)
+
+    serve = commands.add_parser("serve", help="run the Slack app")
+    _config_option(serve)
+    serve.add_argument("--port", type=int, default=3000, help="HTTP port (default 3000)")
+    serve.set_defaults(run=_serve)
+
+    feedback = commands.add_parser("feedback", help="list feedback on answers")
+    _config_option(feedback)
+    feedback.add_argument("--wrong", action="store_true", help="only answers marked wrong")
+    fmt = feedback.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print JSON")
+    fmt.add_argument("--csv", action="store_true", help="print CSV")
+    feedback.set_defaults(run=_feedback)
+    return parser
+
+
+def _config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="config file (default: $DOCBOT_CONFIG or ./docbot.yml)",
+    )
+
+
+def _question_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("question", help="the question, in quotes")
+    parser.add_argument("--channel", required=True, help="channel ID whose access rules apply")
+    parser.add_argument("--team", help="team ID (default: the first team in the config)")
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--dm", action="store_true", help="as a direct message")
+    kind.add_argument("--external", action="store_true", help="as a Slack Connect channel")
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load_config(args.config or default_config_path())
+
+
+def _scope(args: argparse.Namespace, config: Config) -> Scope:
+    kind = ConversationKind.CHANNEL
+    if args.dm:
+        kind = ConversationKind.DM
+    elif args.external:
+        kind = ConversationKind.EXTERNAL
+    return resolve_scope(config, args.team or config.teams[0], args.channel, kind)
+
+
+def _index(args: argparse.Namespace, out: TextIO) -> int:
+    report = build_index(_config(args))
+    _print_report(report, out)
+    return 0
+
+
+def _print_report(report: BuildReport, out: TextIO) -> None:
+    header = ("collection", "documents", "chunks", "new", "changed", "deleted")
+    rows = [header] + [
+        (c.name, str(c.documents), str(c.chunks), str(c.new), str(c.changed), str(c.deleted))
+        for c in report.collections
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [
+            v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        print("  ".join(cells), file=out)
+    documents = sum(c.documents for c in report.collections)
+    chunks = sum(c.chunks for c in report.collections)
+    print(
+        f"{documents} documents, {chunks} chunks in {len(report.collections)} collections "
+        f"({report.seconds:.1f} s, generation {report.generation})",
+        file=out,
+    )
+    for collection, path, note in report.notes:
+        print(f"note: {collection}/{path}: {note}", file=out)
+    for skipped in report.skipped:
+        print(f"skipped: {skipped.collection}/{skipped.path}: {skipped.reason}", file=out)
+
+
+def _search(args: argparse.Namespace, out: TextIO) -> int:
+    question = check_question(args.question)
+    if args.k < 1:
+        raise InputError("--k must be at least 1")
+    config = _config(args)
+    scope = _scope(args, config)
+    hits = Index.load(config).search(question, scope, args.k)
+    if args.json:
+        json.dump([_hit_json(hit) for hit in hits], out, ensure_ascii=False, indent=2)
+        print(file=out)
+    elif not hits:
+        print(_nothing_found(scope), file=out)
+    else:
+        for hit in hits:
+            c = hit.chunk
+            print(
+                f"{hit.rank:>2}. {hit.score:7.3f}  {c.collection}  {c.path}:{c.start_line}-"
+                f"{c.end_line}  § {' > '.join(c.heading_path)}",
+                file=out,
+            )
+    return 0
+
+
+def _hit_json(hit: Hit) -> dict[str, Any]:
+    c = hit.chunk
+    return {
+        "chunk_id": c.chunk_id,
+        "collection": c.collection,
+        "path": c.path,
+        "heading": c.heading,
+        "start_line": c.start_line,
+        "end_line": c.end_line,
+        "score": hit.score,
+        "text": c.text,
+    }
+
+
+def _nothing_found(scope: Scope) -> str:
+    if scope.is_empty:
+        return "This conversation may not read any collection."
+    return f"No passage matches in: {', '.join(scope.collections)}."
+
+
+def _ask(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.render import post_kwargs, render_answer
+    from bot.runtime import make_generator, make_pipeline
+
+    question = check_question(args.question)
+    config = _config(args)
+    scope = _scope(args, config)
+    settings = Settings.from_env(os.environ)
+    pipeline = make_pipeline(config, Index.load(config), make_generator(config.answer, settings))
+    answer = asyncio.run(pipeline.answer(question, scope))
+    if args.json:
+        json.dump(answer.to_dict(), out, ensure_ascii=False, indent=2)
+        print(file=out)
+    elif args.blocks:
+        json.dump(post_kwargs(render_answer(answer, config.feedback)), out, indent=2)
+        print(file=out)
+    else:
+        _print_answer(answer, out)
+    return EXIT_FAILED if answer.status is AnswerStatus.ERROR else 0
+
+
+def _print_answer(answer: Answer, out: TextIO) -> None:
+    if answer.status is not AnswerStatus.ANSWERED:
+        print(f"[{answer.status.value}] {answer.message}", file=out)
+        return
+    for claim in answer.claims:
+        markers = "".join(f"[{n}]" for n in claim.citations)
+        print(f"- {claim.text} {markers}", file=out)
+    print("\nSources:", file=out)
+    for s in answer.sources:
+        heading = f" § {s.heading}" if s.heading else ""
+        print(
+            f"[{s.n}] {s.collection}/{s.path} (L{s.start_line}-L{s.end_line}){heading}"
+            f"  updated {s.updated}",
+            file=out,
+        )
+        if s.url:
+            print(f"    {s.url}", file=out)
+    print(f"\n({answer.generator})", file=out)
+
+
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.runtime import make_generator, make_pipeline, store_path
+    from bot.serve import run_serve
+    from bot.store import SQLiteAnswerStore
+
+    config = _config(args)
+    settings = Settings.from_env(os.environ)
+    pipeline = make_pipeline(config, Index.load(config), make_generator(config.answer, settings))
+    store = SQLiteAnswerStore(store_path(config))
+    try:
+        asyncio.run(run_serve(config, settings, pipeline, store, port=args.port))
+    finally:
+        store.close()
+    return 0
+
+
+def _feedback(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.feedback import feedback_command
+    from bot.runtime import store_path
+    from bot.store import SQLiteAnswerStore
+
+    config = _config(args)
+    path = store_path(config)
+    if not path.exists():
+        print(f"No answers recorded yet ({path} does not exist).", file=out)
+        return 0
+    store = SQLiteAnswerStore(path)
+    try:
+        fmt = "json" if args.json else "csv" if args.csv else "text"
+        feedback_command(store, wrong_only=args.wrong, fmt=fmt, out=out)
+    finally:
+        store.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

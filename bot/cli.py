@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from bot.settings import Settings
 from grounding.answer import Answer, AnswerStatus
@@ -258,7 +258,7 @@ def _feedback(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     store = SQLiteAnswerStore(path)
     try:
-        fmt = "json" if args.json else "csv" if args.csv else "text"
+        fmt: Literal["text", "json", "csv"] = "json" if args.json else "csv" if args.csv else "text"
         feedback_command(store, wrong_only=args.wrong, fmt=fmt, out=out)
     finally:
         store.close()

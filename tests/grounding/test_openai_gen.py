@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import pytest
 
-from grounding.answer import Usage
+from grounding.answer import Answer, AnswerStatus, Usage
 from grounding.evidence import EvidenceItem, EvidencePacket, PackPolicy
 from grounding.generators.base import (
     Generation,
@@ -24,6 +24,7 @@ from grounding.generators.openai_gen import (
     safety_identifier,
     strict_schema_problems,
 )
+from grounding.pipeline import AnswerPipeline
 from grounding.prompt import build_prompt, correction_note
 from grounding.schema import GroundedClaim, GroundedResponse
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
@@ -40,6 +41,7 @@ from tests.grounding.fake_openai import (
     slow,
     truncated,
 )
+from tests.grounding.fakes import FakeRetriever, WordCounter, make_chunk
 
 API = Literal["responses", "chat"]
 APIS: tuple[API, ...] = ("responses", "chat")
@@ -366,3 +368,97 @@ def test_make_openai_client_rejects_an_empty_key(key: str) -> None:
 def test_make_openai_client_rejects_a_url_without_scheme() -> None:
     with pytest.raises(ConfigError, match="OPENAI_BASE_URL"):
         make_openai_client("sk-test", "127.0.0.1:11434/v1", 30.0, 2)
+
+
+# Through the real AnswerPipeline: the generator's output is regenerated and verified there.
+
+QUESTION = "What is the default timeout?"
+TIMEOUTS = make_chunk(TIMEOUT_TEXT, collection="httpx", path="advanced/timeouts.md", start_line=12)
+CLIENTS = make_chunk(
+    "Use httpx.Client(timeout=10.0) to set a client-wide timeout.",
+    collection="httpx",
+    path="advanced/clients.md",
+    start_line=40,
+)
+
+
+def _ask(
+    api: API, *replies: Reply, fallback: Reply | None = None, max_retries: int = 2
+) -> tuple[Answer, FakeOpenAI]:
+    async def run() -> tuple[Answer, FakeOpenAI]:
+        async with FakeOpenAI() as fake:
+            fake.script(api, *replies)
+            if fallback is not None:
+                fake.always(api, fallback)
+            client = make_openai_client("sk-test", fake.base_url, 5.0, max_retries)
+            pipeline = AnswerPipeline(
+                FakeRetriever([TIMEOUTS, CLIENTS]),
+                OpenAIGenerator(client, MODEL, api=api),
+                WordCounter(),
+                PackPolicy(),
+                lambda chunk: f"https://docs.example/{chunk.path}#L{chunk.start_line}",
+            )
+            scope = Scope("T1", "C1", ConversationKind.CHANNEL, ("httpx",))
+            try:
+                answer = await pipeline.answer(QUESTION, scope, user_id=USER)
+            finally:
+                await client.close()
+            return answer, fake
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_pipeline_regenerates_once_after_an_unknown_evidence_id(api: API) -> None:
+    invented = answer([("Timeouts default to five seconds.", ["E9"])])
+    answer_, fake = _ask(api, invented, GOOD)
+    assert answer_.status is AnswerStatus.ANSWERED
+    assert [c.text for c in answer_.claims] == ["Timeouts default to five seconds."]
+    assert answer_.sources[0].chunk_id == TIMEOUTS.chunk_id
+    first, second = fake.bodies(api)
+    assert len(_user_texts(api, first)) == 1
+    question, correction = _user_texts(api, second)
+    assert question == _user_texts(api, first)[0]
+    assert "'E9'" in correction and "E1" in correction
+    totals = [sum(r.usage[i] for r in fake.requests) for i in (0, 1)]
+    assert answer_.usage == Usage(*totals)
+    assert answer_.generator == "openai:gpt-5-mini"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_pipeline_drops_a_claim_whose_number_is_not_in_its_evidence(api: API) -> None:
+    reply = answer(
+        [
+            ("Timeouts default to five seconds.", ["E1"]),
+            ("Timeouts default to 50 seconds.", ["E1"]),
+        ]
+    )
+    answer_, fake = _ask(api, reply)
+    assert len(fake.requests) == 1  # every id was known: no regeneration
+    assert [c.text for c in answer_.claims] == ["Timeouts default to five seconds."]
+    (dropped,) = answer_.dropped_claims
+    assert (dropped.text, dropped.reason) == ("Timeouts default to 50 seconds.", "unsupported")
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_pipeline_answers_error_when_the_model_refuses(api: API) -> None:
+    answer_, _ = _ask(api, refusal("I can't help with that."))
+    assert answer_.status is AnswerStatus.ERROR
+    assert answer_.claims == () and "refusal" in answer_.message
+
+
+def test_pipeline_answers_error_when_rate_limited_for_good() -> None:
+    answer_, fake = _ask("responses", fallback=http_error(429), max_retries=1)
+    assert answer_.status is AnswerStatus.ERROR
+    assert "rate_limited" in answer_.message
+    assert len(fake.requests) == 2
+
+
+def test_pipeline_keeps_the_verified_first_reply_when_regeneration_fails() -> None:
+    mixed = answer(
+        [("Timeouts default to five seconds.", ["E1"]), ("Pools hold 10 connections.", ["E4"])]
+    )
+    answer_, fake = _ask("chat", mixed, truncated())
+    assert len(fake.requests) == 2
+    assert [c.text for c in answer_.claims] == ["Timeouts default to five seconds."]
+    assert [d.reason for d in answer_.dropped_claims] == ["unknown_citation"]

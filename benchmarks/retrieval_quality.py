@@ -28,6 +28,8 @@ from retrieval.engines import EngineKind, build_engine  # noqa: E402
 from retrieval.tokenize import Tokenizer, tokenize  # noqa: E402
 
 SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"
+HTTPX_DOCS = REPO / ".." / "shared" / "corpora" / "httpx-docs"
+HTTPX_QUESTIONS = REPO / "tests" / "grounding" / "httpx_questions.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +63,7 @@ class Scores:
         )
 
 
-def evaluate(
-    rank: Callable[[str], Sequence[int]], questions: Sequence[tuple[str, int]]
-) -> Scores:
+def evaluate(rank: Callable[[str], Sequence[int]], questions: Sequence[tuple[str, int]]) -> Scores:
     """`rank(question)` returns paragraph indices, best first (at least the top 10)."""
     hits_1 = hits_5 = 0
     reciprocal = 0.0
@@ -115,6 +115,30 @@ def variants() -> dict[str, Tokenizer]:
     return found
 
 
+def httpx_recall(tokenizers: dict[str, Callable[[str], list[str]]]) -> None:
+    """Docs questions with code names in them: recall@5 of an expected file, per tokenizer."""
+    from retrieval.collections import scan_collection
+    from retrieval.config import CollectionConfig, SearchConfig
+    from retrieval.index import index_text
+    from retrieval.tokens import TiktokenCounter
+
+    collection = CollectionConfig(name="httpx", path=HTTPX_DOCS)
+    snapshot, _ = scan_collection(collection, SearchConfig(), TiktokenCounter(), None)
+    chunks = [chunk for record in snapshot.files for chunk in record.chunks]
+    rows = [json.loads(line) for line in HTTPX_QUESTIONS.read_text().splitlines() if line]
+    asked = [(row["question"], set(row["expected"])) for row in rows if row["answerable"]]
+    print(f"\nhttpx docs: {len(chunks)} chunks, {len(asked)} answerable questions")
+    for label, tokenizer in tokenizers.items():
+        engine = build_engine("bm25", [tokenizer(index_text(c)) for c in chunks])
+        ranks = []
+        for question, expected in asked:
+            paths = [chunks[pos].path for pos, _ in engine.top_k(tokenizer(question), 10)]
+            ranks.append(next((i + 1 for i, p in enumerate(paths) if p in expected), 0))
+        recall = sum(0 < r <= 5 for r in ranks) / len(ranks)
+        mrr = sum(1 / r for r in ranks if r) / len(ranks)
+        print(f"{label:<44} recall@5 {recall:.3f}  MRR@10 {mrr:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--variants", action="store_true", help="also measure tokenizer variants")
@@ -134,6 +158,8 @@ def main() -> None:
                 ranker = engine_ranker(kind, squad.paragraphs, tokenizer)
                 print(evaluate(ranker, questions).line(f"{label}, {kind}"))
     print(evaluate(baseline_ranker(squad.paragraphs), questions).line("baseline: BM25Okapi, \\w+"))
+    if args.variants and HTTPX_QUESTIONS.exists():
+        httpx_recall({"docbot tokenizer": tokenize, **variants()})
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from retrieval.engines import EngineKind, build_engine  # noqa: E402
 from retrieval.tokenize import Tokenizer, tokenize  # noqa: E402
 
 SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"
+KINDS: tuple[EngineKind, ...] = ("bm25", "tantivy")
 HTTPX_DOCS = REPO / ".." / "shared" / "corpora" / "httpx-docs"
 HTTPX_QUESTIONS = REPO / "tests" / "grounding" / "httpx_questions.jsonl"
 
@@ -149,12 +150,12 @@ def main() -> None:
     squad = load_squad()
     questions = squad.questions[: args.questions] if args.questions else squad.questions
     print(f"SQuAD v1.1 dev: {len(squad.paragraphs)} paragraphs, {len(questions)} questions")
-    for kind in ("bm25", "tantivy"):
+    for kind in KINDS:
         ranker = engine_ranker(kind, squad.paragraphs, tokenize)
         print(evaluate(ranker, questions).line(f"docbot search, {kind} engine"))
     if args.variants:
         for label, tokenizer in variants().items():
-            for kind in ("bm25", "tantivy"):
+            for kind in KINDS:
                 ranker = engine_ranker(kind, squad.paragraphs, tokenizer)
                 print(evaluate(ranker, questions).line(f"{label}, {kind}"))
     print(evaluate(baseline_ranker(squad.paragraphs), questions).line("baseline: BM25Okapi, \\w+"))

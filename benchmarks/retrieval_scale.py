@@ -77,7 +77,8 @@ def peak_rss_mb() -> float:
 def squad_questions() -> list[tuple[str, str]]:
     """(question, path of its paragraph's file in the squad collection)."""
     data = json.loads(SQUAD.read_text(encoding="utf-8"))
-    out, n = [], 0
+    out: list[tuple[str, str]] = []
+    n = 0
     for article in data["data"]:
         for paragraph in article["paragraphs"]:
             out.extend((qa["question"], f"p{n:05d}.txt") for qa in paragraph["qas"])

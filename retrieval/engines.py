@@ -143,8 +143,8 @@ class RankBM25Engine:
         np.save(directory / "offsets.npy", self._offsets)
         np.save(directory / "docs.npy", self._docs)
         np.save(directory / "weights.npy", self._weights)
-        terms = "\n".join(self._terms)  # tokens never hold a newline: they are \w runs
-        (directory / "terms.txt").write_text(terms, encoding="utf-8")
+        terms = json.dumps(list(self._terms), ensure_ascii=False)
+        (directory / "terms.json").write_text(terms, encoding="utf-8")
         _write_meta(directory, self.name, self._documents)
 
     @classmethod
@@ -152,8 +152,8 @@ class RankBM25Engine:
         meta = json.loads((directory / _META).read_text(encoding="utf-8"))
         engine = cls(())
         engine._documents = int(meta["documents"])
-        terms = (directory / "terms.txt").read_text(encoding="utf-8")
-        engine._terms = {t: i for i, t in enumerate(terms.split("\n"))} if terms else {}
+        terms = json.loads((directory / "terms.json").read_text(encoding="utf-8"))
+        engine._terms = {term: i for i, term in enumerate(terms)}
         engine._offsets = np.load(directory / "offsets.npy")
         engine._docs = np.load(directory / "docs.npy")
         engine._weights = np.load(directory / "weights.npy")
@@ -163,7 +163,8 @@ class RankBM25Engine:
 class TantivyEngine:
     """tantivy's BM25 (Lucene's: k1=1.2, b=0.75, idf ln(1+(N-df+.5)/(df+.5))).
 
-    Documents are our tokens joined by spaces in a `whitespace`-tokenized field, queried
+    Documents are our tokens (never holding whitespace: `tokenize` makes them of word
+    characters, dots and CJK) joined by spaces in a `whitespace`-tokenized field, queried
     with term queries: tantivy never re-tokenizes our tokens nor parses user text as syntax.
     A fast field maps tantivy's doc address back to the position in the corpus.
     """
@@ -217,12 +218,13 @@ class TantivyEngine:
         query = tantivy.Query.boolean_query(
             [(should, tantivy.Query.term_query(self._schema, "body", t)) for t in query_tokens]
         )
-        limit = k
+        limit = k + 1
         while True:
             hits = self._searcher.search(query, limit, count=False).hits
-            # Done once the k-th score is strictly above the last fetched one (or all are in):
-            # then every document tied with the k-th is among the hits.
-            if len(hits) < limit or len(hits) <= k or hits[-1][0] < hits[k - 1][0]:
+            # Done once every match is in, or the last hit scores strictly below the k-th:
+            # then every document tied with the k-th is among the hits, and _best_first
+            # can break the tie by position whatever order tantivy collected them in.
+            if len(hits) < limit or hits[-1][0] < hits[k - 1][0]:
                 break
             limit *= 4
         if not hits:

@@ -6,6 +6,7 @@ No network and no model; deterministic. The embedded default when no OpenAI key 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import math
 import re
@@ -19,11 +20,16 @@ from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_
 from grounding.schema import GroundedClaim, GroundedResponse
 from retrieval.chunks import normalize_text
 
-# The share of the question's weight (IDF over the packet's units) that the best unit and
-# its headings must cover for an answer. Chosen on SQuAD v2.0 dev and tests/grounding/
-# httpx_questions.jsonl with benchmarks/answer_quality.py: see the comment at the end of
-# this module for the sweep and why this point of it.
-DEFAULT_THRESHOLD = 0.4
+# Answer only when the best unit and its headings cover this share of the question's weight
+# (each question word weighs its IDF over the packet's units; a word no unit has weighs most).
+# Calibrated with benchmarks/answer_quality.py --sweep (docs/performance.md, Grounded answers):
+# - httpx set, real index: uncovered questions score at most 0.25 (HTTP/3, "faster than
+#   requests"), answerable ones at least 0.37; 0.30 sits in that gap, nearer its middle.
+# - SQuAD v2.0 dev cannot place it: its unanswerable questions are written to share the
+#   paragraph's words, so coverage barely tells them apart (0.30: 93% of answerable answered,
+#   7% of unanswerable refused; 0.60: 53% / 53%). Refusing those needs reading, not matching;
+#   raising the threshold would only trade real answers for coin flips.
+DEFAULT_THRESHOLD = 0.3
 
 INSUFFICIENT_MESSAGE = (
     "The documents this conversation can read do not seem to answer this question."
@@ -42,14 +48,15 @@ _ABSENT_NAME_FACTOR = 2.0
 _HEADING_WEIGHT = 0.5  # a question word found only in the unit's headings counts half
 
 _STOPWORD_TEXT = """
-    a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing done down during each either few
-    for from further get gets got had has have having he her here hers him his how i if in into is
-    it its itself just let like me might more most much must my need no nor not now of off on once
-    only or other our out over own please same shall she should so some such than that the their
-    them then there these they this those through to too under until up us use used using very
-    want was way we were what when where whether which while who whom whose why will with would
-    you your yours"""
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing done down during each
+    either every few for from further get gets got had has have having he her here hers him
+    his how i if in into is it its itself just let like made me might more most much must my
+    need no nor not now of off on once only or other our out over own please same shall she
+    should so some such than that the their them then there these they this those through to
+    too under until up us use used using very want was way we were what when where whether
+    which while who whom whose why will with would you your yours
+"""
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[./:\-][A-Za-z0-9_]+)*")
@@ -67,6 +74,7 @@ _NUMERIC = re.compile(
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # words repeat across units and packets
 def stem(word: str) -> str:
     """A crude suffix stripper: applied to both sides, it only has to be consistent."""
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ion", ""), ("ed", ""), ("es", "")):
@@ -103,6 +111,17 @@ def identifiers(question: str) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def spelled_identifiers(question: str) -> tuple[str, ...]:
+    """Names a question spells out in words: "base URL" may mean `base_url` or `baseurl`."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", question)]
+    pairs = [
+        (a, b)
+        for a, b in itertools.pairwise(words)
+        if a not in _STOPWORDS and b not in _STOPWORDS and min(len(a), len(b)) >= 3
+    ]
+    return tuple(sorted({f"{a}_{b}" for a, b in pairs} | {f"{a}{b}" for a, b in pairs}))
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One answer unit of one evidence item, with what the scoring needs to know about it."""
@@ -125,12 +144,15 @@ class Scored:
 
 def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
     out: list[Candidate] = []
+    heading_terms: dict[str, frozenset[str]] = {}  # a chunk has only a few distinct headings
     for item_index, item in enumerate(packet.items):
         units = split_units(item.chunk.text, markup_for(item.chunk.path))
         for unit_index, unit in enumerate(units):
             if not _claimable(unit):
                 continue
             headings = " ".join((*item.chunk.heading_path, unit.section))
+            if headings not in heading_terms:
+                heading_terms[headings] = frozenset(terms(headings))
             out.append(
                 Candidate(
                     item,
@@ -139,7 +161,7 @@ def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
                     unit,
                     units,
                     Counter(terms(unit.text)),
-                    frozenset(terms(headings)),
+                    heading_terms[headings],
                 )
             )
     return tuple(out)
@@ -176,6 +198,7 @@ def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, 
     absent = _idf(len(pool), 0)  # a question word nowhere in the packet weighs the most
     idents = identifiers(question)
     weights = {t: idf.get(t, _unnamed(t, idents) * absent) for t in set(terms(question))}
+    idents += spelled_identifiers(question)  # a bonus when found, no weight when absent
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = [_bm25(c.terms, weights, avg_len) for c in pool]
     top_bm25 = max(bm25) or 1.0

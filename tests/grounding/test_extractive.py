@@ -263,11 +263,6 @@ def test_extractive_claims_pass_the_verifier() -> None:
     assert verifier_problems("Which parameter enables following redirects?", *docs()) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grounding/verify.py exact_tokens masks URLs before it extracts quoted strings, so a "
-    "backticked string holding a URL is checked with blanks in it and a verbatim code claim fails",
-)
 def test_extractive_code_claims_with_urls_pass_the_verifier() -> None:
     streaming = chunk(STREAMING, "quickstart.md", "Streaming Responses")
     assert verifier_problems("How do I stream the response?", streaming) == []

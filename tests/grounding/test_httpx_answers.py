@@ -135,11 +135,6 @@ def test_httpx_http3_and_unrelated_topics_are_never_answered(answers: dict[str, 
         assert answers[question].status is AnswerStatus.NOT_FOUND, question
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grounding/verify.py exact_tokens masks URLs before it extracts quoted strings, so "
-    "verbatim code claims holding a URL are dropped (see test_extractive.py)",
-)
 def test_httpx_answers_keep_every_claim_they_make(answers: dict[str, Answer]) -> None:
     # Extractive claims are verbatim evidence: the verifier should never have to drop one.
     dropped = {q: a.dropped_claims for q, a in answers.items() if a.dropped_claims}

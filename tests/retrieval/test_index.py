@@ -263,3 +263,30 @@ def test_index_text_holds_path_headings_and_text(tmp_path: Path) -> None:
     text = index_text(chunk)
     assert text.startswith("http/clients\nClients / Timeouts\n")
     assert text.endswith(chunk.text)
+
+
+HTTPX_DOCS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpora" / "httpx-docs"
+# Golden table: question -> (file, section) that must rank first in the real httpx docs.
+HTTPX_GOLDEN = {
+    "How do I use HTTP/2?": ("http2.md", None),
+    "follow_redirects": ("compatibility.md", "Redirects"),
+    "What does raise_for_status do?": ("quickstart.md", "Response Status Codes"),
+    "How do I configure an SSL certificate with verify?": ("advanced/ssl.md", None),
+    "max_keepalive_connections limits": ("advanced/resource-limits.md", None),
+    "How do I mount a transport for a specific domain?": ("advanced/transports.md", None),
+    "How do I stream a response body?": ("quickstart.md", "Streaming Responses"),
+    "AsyncClient with trio": ("async.md", None),
+    "httpx.MockTransport": ("advanced/transports.md", "Mock transports"),
+}
+
+
+def test_index_golden_httpx_questions_rank_their_source_first(tmp_path: Path) -> None:
+    if not HTTPX_DOCS.is_dir():
+        pytest.skip(f"../shared is absent: {HTTPX_DOCS} holds the httpx docs")
+    config = write_config(tmp_path, [{"name": "httpx", "path": str(HTTPX_DOCS.resolve())}])
+    build_index(config)  # the real token counter: chunks as docbot makes them
+    index = Index.load(config)
+    for question, (path, heading) in HTTPX_GOLDEN.items():
+        top = index.search(question, _scope(config), 1)[0].chunk
+        assert top.path == path, question
+        assert heading is None or top.heading == heading, question

@@ -87,6 +87,17 @@ def _best_first(
     return [(int(positions[i]), float(scores[i])) for i in order]
 
 
+# Part of every persisted engine's key: bump when an engine scores differently, so
+# indexes built before are rebuilt rather than reused.
+SCORING_VERSION = "2"
+
+
+def _floored_idf(bm25: BM25Okapi) -> npt.NDArray[np.float64]:
+    idf = np.array(list(bm25.idf.values()), dtype=np.float64)
+    floor = bm25.epsilon * bm25.average_idf if bm25.average_idf > 0 else bm25.epsilon
+    return np.where(idf > 0, idf, floor)
+
+
 class RankBM25Engine:
     """rank-bm25's BM25Okapi (k1=1.5, b=0.75, epsilon=0.25), evaluated over postings.
 
@@ -94,6 +105,12 @@ class RankBM25Engine:
     holds the term's exact float64 contribution, computed with get_scores' own expression,
     so a query sums the same numbers in the same order as get_scores: scores are equal to
     the bit, without get_scores' Python loop over every document for every query term.
+
+    One deliberate difference: BM25Okapi leaves an idf of exactly 0 (a term in exactly half
+    the documents) unfloored, and in a scope of one or two documents every idf is <= 0 and
+    so is its floor, so a small private collection could never return a hit. Any idf <= 0
+    takes a positive floor instead (BM25Okapi's own, epsilon x average idf, when that is
+    positive, else epsilon). Everywhere BM25Okapi's idf is positive, scores are its own.
     """
 
     name = "bm25"
@@ -117,7 +134,7 @@ class RankBM25Engine:
         docs = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
         order = np.argsort(term_ids, kind="stable")  # stable: postings stay in doc order
         term_ids, freqs, docs = term_ids[order], freqs[order], docs[order]
-        idf = np.array([bm25.idf[t] or 0 for t in bm25.idf], dtype=np.float64)[term_ids]
+        idf = _floored_idf(bm25)[term_ids]
         doc_len = np.array(bm25.doc_len)[docs]
         # get_scores' expression, operand for operand, so the float64 results match it.
         self._weights = idf * (

@@ -1,4 +1,4 @@
-"""The error hierarchy every layer raises; foreign exceptions are translated into it at their seam."""
+"""The error hierarchy every layer raises; foreign exceptions are translated into it."""
 
 from __future__ import annotations
 

@@ -34,7 +34,14 @@ from typing import Any
 from retrieval.chunks import Chunk, Hit
 from retrieval.collections import CollectionSnapshot, chunking_key, scan_collection
 from retrieval.config import Config
-from retrieval.engines import Engine, EngineKind, build_engine, choose_engine, open_engine
+from retrieval.engines import (
+    SCORING_VERSION,
+    Engine,
+    EngineKind,
+    build_engine,
+    choose_engine,
+    open_engine,
+)
 from retrieval.errors import DocbotError, IndexNotBuiltError
 from retrieval.files import Skipped
 from retrieval.scopes import Scope
@@ -221,7 +228,7 @@ def _fingerprint(snapshot: CollectionSnapshot, with_dates: bool) -> str:
 
 
 def _engine_key(kind: str, names: Sequence[str], snaps: Mapping[str, CollectionSnapshot]) -> str:
-    parts = [f"{FORMAT}", TOKENIZER_VERSION, kind]
+    parts = [f"{FORMAT}", TOKENIZER_VERSION, SCORING_VERSION, kind]
     parts += [f"{name}={_fingerprint(snaps[name], with_dates=False)}" for name in names]
     return f"{kind}-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:24]}"
 

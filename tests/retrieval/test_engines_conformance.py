@@ -200,3 +200,22 @@ def test_engine_scope_isolation_private_docs_leave_public_scores_identical(
     assert any(
         h.chunk.collection == "payments" for h in Index.load(both).search(query, private, 10)
     )
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_engine_tiny_scope_still_finds_its_documents(kind: EngineKind, size: int) -> None:
+    # BM25Okapi's idf is <= 0 for every term of a one- or two-document corpus (and exactly 0
+    # for a term in half the documents): a small private collection must still be searchable.
+    texts = [
+        "Roll back a deploy with deployctl rollback.",
+        "Rotate the payments key every ninety days.",
+        "The on-call rota lives in the ops calendar.",
+        "Payments reconciliation runs nightly at two.",
+    ][:size]
+    engine = build_engine(kind, [tokenize(text) for text in texts])
+    for position, text in enumerate(texts):
+        hits = engine.top_k(tokenize(text), size)
+        assert hits, text
+        assert hits[0][0] == position
+        assert all(score > 0 for _, score in hits)

@@ -23,6 +23,8 @@ FEEDBACK_KINDS = ("wrong", "helpful")
 # table small. Older ids are pruned on open and then at most once an hour.
 EVENT_RETENTION_SECONDS = 3 * 24 * 3600
 PRUNE_EVERY_SECONDS = 3600
+# After a :x: docbot invites a reason; a reply a day later is more likely a new question.
+REASON_WINDOW_SECONDS = 24 * 3600
 
 
 class StoreError(DocbotError):
@@ -73,6 +75,8 @@ class AnswerStore(Protocol):
     def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
     def wrong_count(self, answer_id: int) -> int: ...
     def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None: ...
+    def invite_reason(self, answer_id: int, user: str) -> None: ...
+    def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...
     def close(self) -> None: ...
 
@@ -108,6 +112,24 @@ _MIGRATIONS = (
     );
     CREATE INDEX processed_mentions_seen ON processed_mentions (seen);
     """,
+    # 2: invitations to say what was wrong outlive a restart. `invited` is the store's clock
+    # (epoch seconds). Wrong-marks still awaiting a reason when a file is upgraded become
+    # invitations dated by their mark, so an upgrade (itself a restart) loses none.
+    """
+    CREATE TABLE reason_invites (
+        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+        user TEXT NOT NULL, invited REAL NOT NULL,
+        PRIMARY KEY (answer_id, user)
+    );
+    CREATE INDEX reason_invites_invited ON reason_invites (invited);
+    INSERT INTO reason_invites (answer_id, user, invited)
+        SELECT f.answer_id, f.user, MIN((julianday(f.at) - 2440587.5) * 86400.0)
+        FROM feedback f
+        WHERE f.kind = 'wrong' AND julianday(f.at) IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM reasons r WHERE r.answer_id = f.answer_id AND r.user = f.user
+        )
+        GROUP BY f.answer_id, f.user;
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -116,6 +138,12 @@ _ANSWER_FIELDS = (
     "answer_json", "created",
 )  # fmt: skip
 _ANSWER_COLUMNS = ", ".join(_ANSWER_FIELDS)
+# The thread index finds the thread's answers, the invitation's primary key the user's.
+_PENDING_REASON_SQL = (
+    "SELECT a.id FROM answers a JOIN reason_invites i ON i.answer_id = a.id "
+    "WHERE a.team = ? AND a.channel = ? AND a.thread_ts = ? AND i.user = ? AND i.invited >= ? "
+    "ORDER BY i.invited DESC, a.id DESC LIMIT 1"
+)
 
 
 class SQLiteAnswerStore:
@@ -127,10 +155,12 @@ class SQLiteAnswerStore:
         *,
         clock: Callable[[], float] = time.time,
         event_retention_seconds: float = EVENT_RETENTION_SECONDS,
+        reason_window_seconds: float = REASON_WINDOW_SECONDS,
     ) -> None:
         self._path = path
         self._clock = clock
         self._retention = event_retention_seconds
+        self._reason_window = reason_window_seconds
         self._lock = threading.Lock()
         self._last_prune = float("-inf")
         self._conn = self._open(path)
@@ -218,11 +248,20 @@ class SQLiteAnswerStore:
             return cursor.rowcount == 1
 
     def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
-        """Retract a reaction; False when there was nothing to retract."""
+        """Retract a reaction; False when there was nothing to retract.
+
+        Retracting the user's last wrong-mark on the answer also withdraws the invitation to
+        say why: their next reply in the thread is a question again.
+        """
         with self._write() as conn:
             cursor = conn.execute(
                 "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?",
                 (answer_id, user, emoji),
+            )
+            conn.execute(
+                "DELETE FROM reason_invites WHERE answer_id = ? AND user = ? AND NOT EXISTS ("
+                "SELECT 1 FROM feedback WHERE answer_id = ? AND user = ? AND kind = 'wrong')",
+                (answer_id, user, answer_id, user),
             )
             return cursor.rowcount == 1
 
@@ -236,12 +275,37 @@ class SQLiteAnswerStore:
         return int(row[0])
 
     def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None:
+        """Store what `user` said was wrong; this answers their invitation, if any."""
         with self._write() as conn:
             self._require_answer(conn, answer_id)
             conn.execute(
                 "INSERT INTO reasons (answer_id, user, text, at) VALUES (?, ?, ?, ?)",
                 (answer_id, user, text, at),
             )
+            conn.execute(
+                "DELETE FROM reason_invites WHERE answer_id = ? AND user = ?", (answer_id, user)
+            )
+
+    def invite_reason(self, answer_id: int, user: str) -> None:
+        """Remember that `user`, having marked the answer wrong, was asked to say why; a new
+        invitation on the same answer restarts the window."""
+        with self._write() as conn:
+            self._require_answer(conn, answer_id)
+            conn.execute(
+                "INSERT OR REPLACE INTO reason_invites (answer_id, user, invited) VALUES (?, ?, ?)",
+                (answer_id, user, self._clock()),
+            )
+
+    def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None:
+        """The answer in this thread that `user` marked wrong and was invited to explain, and
+        has not explained yet (the latest invitation first); None when there is none in the
+        reason window."""
+        cutoff = self._clock() - self._reason_window
+        with self._read() as conn:
+            row = conn.execute(
+                _PENDING_REASON_SQL, (team, channel, thread_ts, user, cutoff)
+            ).fetchone()
+        return None if row is None else int(row[0])
 
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
         """Every recorded reaction joined with its answer and reasons, oldest first."""
@@ -319,6 +383,9 @@ class SQLiteAnswerStore:
         cutoff = now - self._retention
         self._conn.execute("DELETE FROM processed_events WHERE seen < ?", (cutoff,))
         self._conn.execute("DELETE FROM processed_mentions WHERE seen < ?", (cutoff,))
+        self._conn.execute(
+            "DELETE FROM reason_invites WHERE invited < ?", (now - self._reason_window,)
+        )
         self._last_prune = now
 
     def _require_answer(self, conn: sqlite3.Connection, answer_id: int) -> None:

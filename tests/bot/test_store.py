@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.store import (
+    _MIGRATIONS,
+    _PENDING_REASON_SQL,
     EVENT_RETENTION_SECONDS,
+    REASON_WINDOW_SECONDS,
     SCHEMA_VERSION,
     AnswerRecord,
     AnswerStore,
@@ -188,6 +191,131 @@ def test_store_feedback_entries_join_answer_and_reasons(store: SQLiteAnswerStore
     assert entry.record.question == "first?" and entry.emoji == "x"
     assert entry.record.answer["claims"][0]["text"] == "Run `make rollback`."
     assert [(r.user, r.text) for r in entry.reasons] == [("U2", "the command was renamed")]
+
+
+def _marked_wrong(store: SQLiteAnswerStore, user: str = "U2", reply_ts: str = "2.0") -> int:
+    """An answer in thread 1.0 that `user` marked wrong and was invited to explain."""
+    answer_id = store.save_answer(_record(reply_ts))
+    store.add_feedback(answer_id, user, "wrong", "x", "2026-10-03T11:00:00+00:00")
+    store.invite_reason(answer_id, user)
+    return answer_id
+
+
+def test_store_pending_reason_survives_a_restart_until_given(tmp_path: Path) -> None:
+    path = tmp_path / "answers.sqlite3"
+    first = SQLiteAnswerStore(path)
+    answer_id = _marked_wrong(first)
+    assert first.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+    first.close()
+
+    again = SQLiteAnswerStore(path)  # a restart: a new store on the same file
+    assert again.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+    for other in (("T1", "C1", "1.0", "U3"), ("T1", "C1", "9.0", "U2"),
+                  ("T1", "C2", "1.0", "U2"), ("T2", "C1", "1.0", "U2")):  # fmt: skip
+        assert again.pending_reason(*other) is None
+    again.add_reason(answer_id, "U2", "the command was renamed", "2026-10-03T11:05:00+00:00")
+    assert again.pending_reason("T1", "C1", "1.0", "U2") is None  # the next reply is a question
+    again.close()
+
+    last = SQLiteAnswerStore(path)
+    assert last.pending_reason("T1", "C1", "1.0", "U2") is None
+    (entry,) = last.feedback_entries(wrong_only=True)
+    assert [r.text for r in entry.reasons] == ["the command was renamed"]
+    last.close()
+
+
+def test_store_pending_reason_lapses_after_the_window(tmp_path: Path) -> None:
+    clock = FakeClock()
+    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
+    answer_id = _marked_wrong(store)
+    clock.now += REASON_WINDOW_SECONDS - 1
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+    clock.now += 2
+    assert store.pending_reason("T1", "C1", "1.0", "U2") is None
+    store.claim_event("Ev1")  # due for pruning: the lapsed invitation is deleted
+    store.close()
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert conn.execute("SELECT COUNT(*) FROM reason_invites").fetchone()[0] == 0
+    conn.close()
+
+
+def test_store_pending_reason_is_the_latest_unexplained_answer(tmp_path: Path) -> None:
+    clock = FakeClock()
+    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
+    first = _marked_wrong(store, reply_ts="2.0")
+    clock.now += 60
+    second = _marked_wrong(store, reply_ts="3.0")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == second
+    store.add_reason(second, "U2", "outdated", "2026-10-03T11:05:00+00:00")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == first
+    clock.now += 60
+    store.invite_reason(first, "U3")  # another person's invitation is theirs alone
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == first
+    store.close()
+
+
+def test_store_retracting_the_last_wrong_mark_withdraws_the_invitation(
+    store: SQLiteAnswerStore,
+) -> None:
+    answer_id = _marked_wrong(store)
+    store.add_feedback(answer_id, "U2", "wrong", "-1", "t")
+    store.add_feedback(answer_id, "U2", "helpful", "tada", "t")
+    assert store.add_feedback(answer_id, "U3", "wrong", "x", "t")
+    store.remove_feedback(answer_id, "U2", "x")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == answer_id  # :-1: still says wrong
+    store.remove_feedback(answer_id, "U2", "-1")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") is None  # despite U3's mark
+    store.add_feedback(answer_id, "U2", "wrong", "x", "t")  # marked again: invited again
+    store.invite_reason(answer_id, "U2")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+
+
+def test_store_invite_reason_needs_a_stored_answer(store: SQLiteAnswerStore) -> None:
+    with pytest.raises(StoreError, match="no answer with id 999"):
+        store.invite_reason(999, "U2")
+
+
+def test_store_pending_reason_query_uses_indexes(store: SQLiteAnswerStore) -> None:
+    conn = sqlite3.connect(store.path)
+    plan = conn.execute(f"EXPLAIN QUERY PLAN {_PENDING_REASON_SQL}", ("T1",) * 5).fetchall()
+    conn.close()
+    steps = [row[3] for row in plan]
+    assert any("answers_thread" in step for step in steps), steps
+    assert not [step for step in steps if step.startswith("SCAN")], steps
+
+
+def test_store_upgrades_a_version_1_file_keeping_awaited_reasons(tmp_path: Path) -> None:
+    """A file written before invitations were stored: wrong-marks awaiting a reason become
+    invitations dated by their mark, so the upgrade (itself a restart) loses none."""
+    path = tmp_path / "s.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(_MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    conn.execute(
+        "INSERT INTO answers (id, team, channel, thread_ts, reply_ts, question_ts, asker, "
+        "question, status, generator, answer_json, created) VALUES "
+        "(1, 'T1', 'C1', '1.0', '2.0', '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't'),"
+        "(2, 'T1', 'C1', '1.0', '3.0', '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't')"
+    )
+    conn.execute(
+        "INSERT INTO feedback (answer_id, user, kind, emoji, at) VALUES "
+        "(1, 'U2', 'wrong', 'x', '2026-10-03T11:00:00+00:00'),"  # awaiting U2's reason
+        "(2, 'U3', 'wrong', 'x', '2026-10-03T11:00:00+00:00'),"  # U3 already explained
+        "(2, 'U4', 'helpful', 'tada', '2026-10-03T11:00:00+00:00')"
+    )
+    conn.execute("INSERT INTO reasons (answer_id, user, text, at) VALUES (2, 'U3', 'why', 't')")
+    conn.commit()
+    conn.close()
+
+    mark = 1_791_025_200.0  # 2026-10-03T11:00:00Z
+    store = SQLiteAnswerStore(path, clock=FakeClock(mark + 3600))
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == 1
+    assert store.pending_reason("T1", "C1", "1.0", "U3") is None
+    assert store.pending_reason("T1", "C1", "1.0", "U4") is None
+    assert store.wrong_count(1) == 1 and store.find_answer("T1", "C1", "3.0") is not None
+    store.close()
+    late = SQLiteAnswerStore(path, clock=FakeClock(mark + REASON_WINDOW_SECONDS + 1))
+    assert late.pending_reason("T1", "C1", "1.0", "U2") is None  # dated by its mark
+    late.close()
 
 
 def test_store_rejects_unknown_kind_and_answer(store: SQLiteAnswerStore) -> None:

@@ -15,7 +15,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.listeners import Answerer, ListenerDeps, PendingReasons, register
+from bot.listeners import Answerer, ListenerDeps, register
 from bot.policy import ChannelPolicy, slack_channel_lookup
 from bot.settings import Settings
 from bot.store import AnswerStore
@@ -51,7 +51,6 @@ def build_app(
     config: Config,
     client: AsyncWebClient | None = None,
     policy: ChannelPolicy | None = None,
-    reasons: PendingReasons | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
@@ -72,9 +71,6 @@ def build_app(
         name="docbot",
     )
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
-    deps = ListenerDeps(
-        config=config, answerer=answerer, store=store, policy=policy,
-        reasons=reasons or PendingReasons(),
-    )  # fmt: skip
+    deps = ListenerDeps(config=config, answerer=answerer, store=store, policy=policy)
     register(app, deps)
     return app

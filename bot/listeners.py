@@ -10,9 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -53,41 +52,6 @@ class Answerer(Protocol):
     ) -> Answer: ...
 
 
-class PendingReasons:
-    """Who was invited (after a :x:) to say what was wrong; their next reply in the thread is it.
-
-    In memory and bounded: after a restart the invitation lapses and a reply is answered as a
-    question, which is the safe way round.
-    """
-
-    def __init__(
-        self, *, ttl_seconds: float = 24 * 3600, limit: int = 10_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
-        self._ttl = ttl_seconds
-        self._limit = limit
-        self._clock = clock
-        self._entries: dict[tuple[str, str, str, str], tuple[int, float]] = {}
-
-    def invite(self, team: str, channel: str, thread_ts: str, user: str, answer_id: int) -> None:
-        if len(self._entries) >= self._limit:
-            del self._entries[next(iter(self._entries))]  # the oldest invitation
-        self._entries[(team, channel, thread_ts, user)] = (answer_id, self._clock() + self._ttl)
-
-    def withdraw(self, team: str, channel: str, thread_ts: str, user: str) -> None:
-        self._entries.pop((team, channel, thread_ts, user), None)
-
-    def expects(self, team: str, channel: str, thread_ts: str, user: str) -> bool:
-        entry = self._entries.get((team, channel, thread_ts, user))
-        return entry is not None and entry[1] >= self._clock()
-
-    def take(self, team: str, channel: str, thread_ts: str, user: str) -> int | None:
-        entry = self._entries.pop((team, channel, thread_ts, user), None)
-        if entry is None or entry[1] < self._clock():
-            return None
-        return entry[0]
-
-
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -98,7 +62,6 @@ class ListenerDeps:
     answerer: Answerer
     store: AnswerStore
     policy: ChannelPolicy
-    reasons: PendingReasons = field(default_factory=PendingReasons)
     now: Callable[[], datetime] = _utc_now
 
 
@@ -186,9 +149,9 @@ async def _respond(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> No
 async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
     """A channel thread reply seen as `message`: record it if it is an awaited reason, else leave
     it unclaimed for the app_mention delivery of the same message."""
-    key = (turn.team, turn.channel, turn.reply_thread, turn.user)
-    expected = turn.team in deps.config.teams and deps.reasons.expects(*key)
-    if expected and await _claim(deps.store, turn):
+    if turn.team not in deps.config.teams or await _pending_reason(deps.store, turn) is None:
+        return
+    if await _claim(deps.store, turn):
         await _record_reason(deps, client, turn)
 
 
@@ -287,7 +250,7 @@ async def handle_reaction(
     if added:
         await _add_feedback(deps, client, reaction, kind, record, record.id, bot_user_id)
     else:
-        await _retract_feedback(deps, reaction, kind, record, record.id)
+        await _retract_feedback(deps, reaction, record.id)
 
 
 async def _add_feedback(
@@ -300,17 +263,13 @@ async def _add_feedback(
     new = await asyncio.to_thread(store.add_feedback, answer_id, user, kind, reaction.emoji, at)
     # Thank (and invite a reason from) each person once, on their first wrong-mark.
     if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) > before:
-        deps.reasons.invite(record.team, record.channel, record.thread_ts, user, answer_id)
+        await asyncio.to_thread(store.invite_reason, answer_id, user)
         await _thank_for_wrong(client, record, user, bot_user_id)
 
 
-async def _retract_feedback(
-    deps: ListenerDeps, reaction: Reaction, kind: str, record: AnswerRecord, answer_id: int
-) -> None:
-    store, user = deps.store, reaction.user
-    await asyncio.to_thread(store.remove_feedback, answer_id, user, reaction.emoji)
-    if kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) == 0:
-        deps.reasons.withdraw(record.team, record.channel, record.thread_ts, user)
+async def _retract_feedback(deps: ListenerDeps, reaction: Reaction, answer_id: int) -> None:
+    # Retracting the user's last wrong-mark also withdraws their invitation (in the store).
+    await asyncio.to_thread(deps.store.remove_feedback, answer_id, reaction.user, reaction.emoji)
 
 
 async def _thank_for_wrong(
@@ -334,10 +293,11 @@ async def _record_reason(deps: ListenerDeps, client: AsyncWebClient, turn: Turn)
     """True when this thread reply is the reason its author was invited to give after a :x:."""
     if not turn.text:
         return False
-    answer_id = deps.reasons.take(turn.team, turn.channel, turn.reply_thread, turn.user)
+    answer_id = await _pending_reason(deps.store, turn)
     if answer_id is None:
         return False
     try:
+        # Storing the reason also answers the invitation, so the next reply is a question.
         await asyncio.to_thread(
             deps.store.add_reason, answer_id, turn.user, turn.text, deps.now().isoformat()
         )
@@ -347,6 +307,15 @@ async def _record_reason(deps: ListenerDeps, client: AsyncWebClient, turn: Turn)
         reply = "Sorry, I could not save that with the report; please tell the docbot admins."
     await _post(client, turn, _plain_message(reply))
     return True
+
+
+async def _pending_reason(store: AnswerStore, turn: Turn) -> int | None:
+    """The answer in this thread whose reason the author was invited to give after a :x:.
+
+    Kept in the store, so an invitation survives a restart of docbot."""
+    return await asyncio.to_thread(
+        store.pending_reason, turn.team, turn.channel, turn.reply_thread, turn.user
+    )
 
 
 def _plain_message(text: str) -> Message:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import io
 import json
 import socket
 import time
@@ -21,6 +22,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.app import Answerer
+from bot.feedback import feedback_command
 from bot.runtime import make_pipeline
 from bot.serve import run_serve
 from bot.settings import SettingsError
@@ -317,6 +319,89 @@ def test_app_reason_arriving_as_message_and_mention_is_saved_once(
         assert [r.text for r in entry.reasons] == ["the command is wrong"]
 
     run(config, answerer, store, scenario)
+
+
+def test_app_reason_after_a_restart_is_saved_not_answered(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """The invitation sent after a :x: is kept in the SQLite file, so a restart between the :x:
+    and the reply still files the reply as the reason, not as a new question."""
+    config, real = indexed
+    recording = RecordingAnswerer(real)
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            with_channels(slack)
+            async with running_app(slack, config, recording, store) as app:
+                await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "16.000100"))
+                reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+                x = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX16")
+                await app.send(x)
+                await slack.wait_for("chat.postEphemeral")
+            store.close()
+            reopened = SQLiteAnswerStore(store.path)  # docbot restarted on the same file
+            try:
+                async with running_app(slack, config, recording, reopened) as app:
+                    await app.send(ask(slack, "step 3 now needs --force", GENERAL, "16.000300",
+                                       thread_ts="16.000100"))  # fmt: skip
+                    (_, ack) = await slack.wait_for("chat.postMessage", 2)
+                    await asyncio.sleep(SETTLE_SECONDS)
+                report = io.StringIO()
+                feedback_command(reopened, wrong_only=True, fmt="json", out=report)
+                questions = reopened.thread_questions(TEAM, GENERAL, "16.000100")
+            finally:
+                reopened.close()
+            assert "saved that with the report" in reply_text(ack)
+            assert ack.params["thread_ts"] == "16.000100"
+            assert len(slack.calls_to("chat.postMessage")) == 2  # the answer and the thanks
+            assert [c.params["timestamp"] for c in slack.calls_to("reactions.add")] == [
+                "16.000100"
+            ]  # no :eyes: on the reason: nothing was answered
+            assert [q for q, _ in recording.calls] == ["how do I roll back a deploy?"]
+            assert questions == ("how do I roll back a deploy?",)
+            (entry,) = json.loads(report.getvalue())["entries"]
+            assert (entry["user"], entry["emoji"]) == (ASKER, "x")
+            assert [r["text"] for r in entry["reasons"]] == ["step 3 now needs --force"]
+
+    asyncio.run(main())
+
+
+def test_app_removed_wrong_mark_makes_the_next_reply_a_question(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, real = indexed
+    recording = RecordingAnswerer(real)
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "17.000100"))
+        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX17"))
+        await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvY17",
+                                user="U0OTHER"))  # fmt: skip
+        await slack.wait_for("chat.postEphemeral", 2)
+        await app.send(reaction(False, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvR17"))
+        # The asker retracted; the other person's mark stands but is not the asker's invitation.
+        await _until(lambda: len(store.feedback_entries(wrong_only=False)) == 1)
+        # Delivered as `message` (left unclaimed: no reason is awaited) and as `app_mention`.
+        as_mention = ask(slack, "how long does a deploy take?", GENERAL, "17.000300",
+                         thread_ts="17.000100")  # fmt: skip
+        as_message = copy.deepcopy(as_mention)
+        as_message["event_id"] = "EvMSG17"
+        as_message["event"].update(type="message", channel_type="channel")
+        await app.send(as_message)
+        await app.send(as_mention)
+        (_, answer) = await slack.wait_for("chat.postMessage", 2)
+        await slack.wait_for("reactions.remove", 2)
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert len(slack.calls_to("chat.postMessage")) == 2
+        assert "Sources" in reply_text(answer)
+        assert "saved that with the report" not in reply_text(answer)
+        assert recording.calls[-1][0] == "how long does a deploy take?"
+        assert store.thread_questions(TEAM, GENERAL, "17.000100")[-1] == recording.calls[-1][0]
+        (entry,) = store.feedback_entries(wrong_only=False)
+        assert entry.user == "U0OTHER" and entry.reasons == ()
+
+    run(config, recording, store, scenario)
 
 
 def test_app_follow_up_in_thread_carries_earlier_questions(

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from bot.events import mentions, parse_reaction, parse_turn, question_text
-from bot.listeners import PendingReasons
 
 BOT = "U0DOCBOT"
 
@@ -77,20 +76,3 @@ def test_mentions_needs_the_bots_own_id() -> None:
     assert mentions(f"see <@{BOT}|docbot>", BOT)
     assert not mentions("see <@U0OTHER>", BOT)
     assert not mentions(f"see <@{BOT}>", None)
-
-
-def test_pending_reasons_expire_and_are_taken_once() -> None:
-    now = [0.0]
-    reasons = PendingReasons(ttl_seconds=10, limit=2, clock=lambda: now[0])
-    reasons.invite("T1", "C1", "1.0", "U1", 7)
-    assert reasons.expects("T1", "C1", "1.0", "U1")
-    assert not reasons.expects("T1", "C1", "1.0", "U2")
-    assert reasons.take("T1", "C1", "1.0", "U1") == 7
-    assert reasons.take("T1", "C1", "1.0", "U1") is None
-    reasons.invite("T1", "C1", "1.0", "U1", 7)
-    now[0] = 11.0
-    assert reasons.take("T1", "C1", "1.0", "U1") is None
-    for user in ("U1", "U2", "U3"):
-        reasons.invite("T1", "C1", "1.0", user, 7)
-    assert not reasons.expects("T1", "C1", "1.0", "U1")  # the oldest made room
-    assert reasons.expects("T1", "C1", "1.0", "U3")

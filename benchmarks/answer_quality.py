@@ -213,6 +213,12 @@ def report_timings(results: Sequence[Run]) -> None:
         if values:
             p50, p95 = np.percentile(values, [50, 95])
             print(f"  {stage:<10} {p50:8.2f} / {p95:8.2f}   (n={len(values)})")
+    answered = [a for a in answers if a.status is AnswerStatus.ANSWERED]
+    if answered:
+        claims = np.percentile([len(a.claims) for a in answered], [50, 95])
+        chars = np.percentile([sum(len(c.text) for c in a.claims) for a in answered], [50, 95])
+        print(f"  claims per answer {claims[0]:.0f} / {claims[1]:.0f}", end="")
+        print(f"   characters per answer {chars[0]:.0f} / {chars[1]:.0f}")
     tokens = [p.tokens for r in results for p in r.packets if p is not None]
     if tokens:
         p50, p95 = np.percentile(tokens, [50, 95])

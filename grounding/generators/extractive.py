@@ -10,6 +10,7 @@ import functools
 import itertools
 import math
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -198,13 +199,13 @@ def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, 
     absent = _idf(len(pool), 0)  # a question word nowhere in the packet weighs the most
     idents = identifiers(question)
     weights = {t: idf.get(t, _unnamed(t, idents) * absent) for t in set(terms(question))}
-    idents += spelled_identifiers(question)  # a bonus when found, no weight when absent
+    query = _Query(question, weights, idents, spelled_identifiers(question))
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = [_bm25(c.terms, weights, avg_len) for c in pool]
     top_bm25 = max(bm25) or 1.0
     top_retrieval = max((c.item.score for c in pool), default=0.0) or 1.0
     scored = [
-        _score(question, c, weights, idents, b / top_bm25, c.item.score / top_retrieval)
+        _score(query, c, b / top_bm25, c.item.score / top_retrieval)
         for c, b in zip(pool, bm25, strict=True)
     ]
     order = sorted(
@@ -237,27 +238,31 @@ def _coverage(c: Candidate, weights: dict[str, float]) -> float:
     return found / total
 
 
-def _score(
-    question: str,
-    c: Candidate,
-    weights: dict[str, float],
-    idents: tuple[str, ...],
-    bm25: float,
-    retrieval: float,
-) -> Scored:
-    coverage = _coverage(c, weights)
+@dataclass(frozen=True, slots=True)
+class _Query:
+    text: str
+    weights: dict[str, float]  # question term -> weight
+    identifiers: tuple[str, ...]  # written as code in the question
+    spelled: tuple[str, ...]  # written as words ("base URL"): a weaker hint
+
+
+def _score(query: _Query, c: Candidate, bm25: float, retrieval: float) -> Scored:
+    coverage = _coverage(c, query.weights)
     lowered = c.unit.text.lower()
-    ident = 1.0 if any(i in lowered for i in idents) else 0.0
+    named = any(i in lowered for i in query.identifiers)
+    # A spelled-out name counts in prose only: in code, "error messages" would find every
+    # `error_messages = {...}` of the docs.
+    spelled = c.unit.kind is not UnitKind.CODE and any(i in lowered for i in query.spelled)
     if c.item.neighbour:
         retrieval *= 0.5
     score = (
         coverage
         + 0.3 * bm25
         + 0.2 * max(retrieval, 0.0)
-        + 0.15 * ident
-        + 0.1 * _answer_type(question, c.unit.text)
-        + (_SHOWS_HOW_BONUS if _HOW.search(question) and _code_follows(c) else 0.0)
-        - (_CODE_PENALTY if c.unit.kind is UnitKind.CODE and not ident else 0.0)
+        + (0.15 if named or spelled else 0.0)
+        + 0.1 * _answer_type(query.text, c.unit.text)
+        + (_SHOWS_HOW_BONUS if _HOW.search(query.text) and _code_follows(c) else 0.0)
+        - (_CODE_PENALTY if c.unit.kind is UnitKind.CODE and not named else 0.0)
     )
     return Scored(c, score, coverage)
 
@@ -374,13 +379,18 @@ def _following(c: Candidate, limit: int) -> Iterable[Unit]:
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
 
 
-def clean(unit: Unit) -> str:
-    """The unit without edge markup (bullets, table pipes, quote marks), whitespace collapsed."""
+def clean(unit: Unit, alone: bool = True) -> str:
+    """The unit without edge markup (bullets, table pipes, quote marks), whitespace collapsed.
+
+    A list item keeps its bullet unless it is quoted `alone`: between two items the bullet is
+    what keeps the passage verbatim.
+    """
     match unit.kind:
         case UnitKind.CODE:
-            return unit.text
+            return textwrap.dedent(unit.text).strip("\n")
         case UnitKind.ITEM:
-            return " ".join(_BULLET.sub("", unit.text).split())
+            text = _BULLET.sub("", unit.text) if alone else unit.text
+            return " ".join(text.split())
         case UnitKind.ROW:
             return " ".join(unit.text.strip().strip("|").split())
         case _:
@@ -405,10 +415,11 @@ def claim_texts(span: Span) -> tuple[str, ...]:
 
 def _passage(units: Sequence[Unit], source: str) -> str:
     """Cleaned parts when they still read verbatim in the evidence, else the raw passage."""
-    text = clean(units[0])
+    alone = len(units) == 1
+    text = clean(units[0], alone)
     for previous, unit in itertools.pairwise(units):
         block = {previous.kind, unit.kind} - {UnitKind.SENTENCE}
-        text += ("\n" if block else " ") + clean(unit)
+        text += ("\n" if block else " ") + clean(unit, alone)
     if normalize_text(text) in normalize_text(source):
         return text
     return source[units[0].start : units[-1].end]

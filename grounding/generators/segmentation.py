@@ -146,10 +146,11 @@ class _Splitter:
 
     def _emit(self, kind: UnitKind, start: int, end: int) -> None:
         raw = self.text[start:end]
-        lead = len(raw) - len(raw.lstrip())
-        body = raw.strip()
-        if body:
-            start += lead
+        # A code block keeps its first line's indentation, so that it can be dedented whole.
+        head = raw.lstrip("\n") if kind is UnitKind.CODE else raw.lstrip()
+        body = head.rstrip()
+        if body.strip():
+            start += len(raw) - len(head)
             self.out.append(Unit(kind, start, start + len(body), body, self.section))
 
     def _take_fence(self, i: int) -> int:

@@ -8,7 +8,7 @@ import pytest
 
 from grounding.evidence import EvidenceItem, EvidencePacket, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest, Generator, Prompt
-from grounding.generators.extractive import INSUFFICIENT_MESSAGE, ExtractiveGenerator
+from grounding.generators.extractive import INSUFFICIENT_MESSAGE, ExtractiveGenerator, clean
 from grounding.generators.segmentation import Markup, UnitKind, split_units
 from grounding.verify import support_problem
 from retrieval.chunks import Chunk, make_chunk_id, normalize_text, text_digest
@@ -223,7 +223,8 @@ def test_segmentation_reads_rest_literal_blocks_and_headings() -> None:
         UnitKind.CODE,
         UnitKind.SENTENCE,
     ]
-    assert units[2].text == "MIDDLEWARE = ['a.b']"
+    assert units[2].text == "    MIDDLEWARE = ['a.b']"  # verbatim; claims show it dedented
+    assert clean(units[2]) == "MIDDLEWARE = ['a.b']"
     assert units[3].section == "Sessions"
 
 
@@ -266,3 +267,27 @@ def test_extractive_claims_pass_the_verifier() -> None:
 def test_extractive_code_claims_with_urls_pass_the_verifier() -> None:
     streaming = chunk(STREAMING, "quickstart.md", "Streaming Responses")
     assert verifier_problems("How do I stream the response?", streaming) == []
+
+
+SESSIONS = """\
+Enabling sessions
+=================
+
+To enable session functionality, do the following:
+
+* Edit the ``MIDDLEWARE`` setting and make sure it contains
+  ``'django.contrib.sessions.middleware.SessionMiddleware'``.
+* Run ``manage.py migrate`` to install the single database table.
+"""
+
+
+def test_extractive_quotes_a_list_with_its_bullets_after_its_lead_in() -> None:
+    sessions = chunk(SESSIONS, "topics/http/sessions.txt", "Enabling sessions")
+    response = generate("How do I enable session functionality?", sessions).response
+    assert response.claims[0].text == (
+        "To enable session functionality, do the following:\n"
+        "* Edit the ``MIDDLEWARE`` setting and make sure it contains "
+        "``'django.contrib.sessions.middleware.SessionMiddleware'``.\n"
+        "* Run ``manage.py migrate`` to install the single database table."
+    )
+    assert support_problem(response.claims[0].text, SESSIONS) is None

@@ -39,6 +39,7 @@ INSUFFICIENT_MESSAGE = (
 # A further claim must score at least this share of the best one: more claims only when they
 # are nearly as good, so an answer stays an answer rather than a dump of the top chunk.
 _EXTRA_CLAIM_RATIO = 0.8
+_EXTRA_COVERAGE_RATIO = 0.8
 
 _BM25_K1 = 1.2
 _BM25_B = 0.75
@@ -47,6 +48,13 @@ _CODE_PENALTY = 0.3  # a code block is chosen next to its prose, or when it name
 _SHOWS_HOW_BONUS = 0.1  # for "how do I": prose that leads into a code block shows how
 _ABSENT_NAME_FACTOR = 2.0
 _HEADING_WEIGHT = 0.5  # a question word found only in the unit's headings counts half
+# Question words must meet within this many lines of a code block: a long config file holds
+# a few common words somewhere (`docs/`, `answer:`) without being about them.
+_CODE_WINDOW = 3
+# For "how do I" questions, procedures (numbered steps, instructions, prose that leads into
+# code or a list) outrank descriptions that match as well: the question asks what to do.
+_PROCEDURE_BONUS = 0.3
+_MAX_LIST_UNITS = 12  # a list quoted whole for a "how do I" question stops here
 
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been
@@ -59,6 +67,28 @@ _STOPWORD_TEXT = """
     which while who whom whose why will with would you your yours
 """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# Shorthands people type in questions for the words documentation spells out ("the docs do not
+# say" vs "the documentation does not cover"). Applied to evidence and question alike, so it
+# only ever joins two spellings of one word.
+_SHORTHANDS = {
+    "arg": "argument",
+    "args": "arguments",
+    "auth": "authentication",
+    "config": "configuration",
+    "configs": "configuration",
+    "db": "database",
+    "dir": "directory",
+    "dirs": "directories",
+    "doc": "documentation",
+    "docs": "documentation",
+    "env": "environment",
+    "info": "information",
+    "param": "parameter",
+    "params": "parameters",
+    "repo": "repository",
+    "repos": "repositories",
+}
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[./:\-][A-Za-z0-9_]+)*")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -73,6 +103,26 @@ _NUMERIC = re.compile(
     re.IGNORECASE,
 )
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
+_PROCEDURE = re.compile(
+    r"^\s*how\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we|you|one)\b"
+    r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\b(?:procedure|instructions)\b",
+    re.IGNORECASE,
+)
+_ORDERED = re.compile(r"^\s*(?:\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
+_LEAD_MARKUP = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))?\s*[*_`\"'(\[]*")
+# Verbs a documentation instruction starts with ("Run ...", "2. Copy the backup ..."): enough
+# to tell an instruction from a description without a part-of-speech tagger.
+_IMPERATIVE_TEXT = """
+    add allow apply ask back build call change check choose clear click clone close configure
+    confirm connect copy create define delete deploy disable download drop edit enable ensure
+    enter export fill find follow generate give go grant import increase install invite keep
+    launch list load log make mention merge migrate move open pass paste pick pin point press
+    provide pull push put read rebuild regenerate register reload remove rename replace restart
+    restore retry revoke rotate run save select send set setup specify start stop subclass
+    switch tell try turn type uninstall unset update upgrade upload use verify wait wrap write
+"""
+_IMPERATIVES = frozenset(_IMPERATIVE_TEXT.split())
+_OPENING_WORDS = 6  # "For HTTP mode instead, copy ...": the phrase before the verb is short
 
 
 @functools.lru_cache(maxsize=1 << 16)  # words repeat across units and packets
@@ -99,7 +149,11 @@ def terms(text: str) -> list[str]:
             # The whole identifier carries the numbers: `3.9` must not match the 3 of `HTTP/3`.
             out.append(token.lower())
             parts = [p for p in parts if not p.isdigit()]
-        out.extend(stem(p) for p in parts if p not in _STOPWORDS and (len(p) > 1 or p.isdigit()))
+        out.extend(
+            stem(_SHORTHANDS.get(p, p))
+            for p in parts
+            if p not in _STOPWORDS and (len(p) > 1 or p.isdigit())
+        )
     return out
 
 
@@ -134,6 +188,13 @@ class Candidate:
     units: tuple[Unit, ...]  # all units of the item's chunk, for neighbours
     terms: Counter[str]
     context: frozenset[str]  # terms of the unit's headings
+    # Where the question's words must meet: the unit itself, or each few-line window of code.
+    spots: tuple[frozenset[str], ...] = ()
+    lead_in: frozenset[str] = frozenset()  # code: terms of the sentence that introduces it
+    # A list item of a procedure (numbered, or instructions): the list's extent as unit
+    # indexes (lead-in sentence included) and the terms of all of it.
+    steps: tuple[int, int] | None = None
+    procedure: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +209,15 @@ def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
     heading_terms: dict[str, frozenset[str]] = {}  # a chunk has only a few distinct headings
     for item_index, item in enumerate(packet.items):
         units = split_units(item.chunk.text, markup_for(item.chunk.path))
+        procedures = _procedures(units, item.chunk.text)
         for unit_index, unit in enumerate(units):
             if not _claimable(unit):
                 continue
             headings = " ".join((*item.chunk.heading_path, unit.section))
             if headings not in heading_terms:
                 heading_terms[headings] = frozenset(terms(headings))
+            unit_terms = Counter(terms(unit.text))
+            steps = procedures.get(unit_index)
             out.append(
                 Candidate(
                     item,
@@ -161,8 +225,12 @@ def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
                     unit_index,
                     unit,
                     units,
-                    Counter(terms(unit.text)),
+                    unit_terms,
                     heading_terms[headings],
+                    _spots(unit, unit_terms),
+                    _lead_in_terms(units, item.chunk.text, unit_index),
+                    steps,
+                    _goal_terms(units, steps[0], heading_terms[headings]) if steps else frozenset(),
                 )
             )
     return tuple(out)
@@ -176,6 +244,88 @@ def _claimable(unit: Unit) -> bool:
         return False
     prose = re.sub(r"\]\([^)]*\)|https?://\S+", " ", unit.text)
     return len(re.findall(r"[A-Za-z]{2,}", prose)) >= _MIN_WORDS
+
+
+def _spots(unit: Unit, unit_terms: Counter[str]) -> tuple[frozenset[str], ...]:
+    if unit.kind is not UnitKind.CODE:
+        return (frozenset(unit_terms),)
+    lines = [line for line in unit.text.splitlines() if line.strip()]
+    windows = range(max(1, len(lines) - _CODE_WINDOW + 1))
+    return tuple(frozenset(terms("\n".join(lines[i : i + _CODE_WINDOW]))) for i in windows)
+
+
+def _lead_in_terms(units: Sequence[Unit], text: str, index: int) -> frozenset[str]:
+    """For a code block, the terms of the sentence right before it: the prose that says what
+    the code is for."""
+    if units[index].kind is not UnitKind.CODE or index == 0:
+        return frozenset()
+    before = units[index - 1]
+    if before.kind is not UnitKind.SENTENCE or text[before.end : units[index].start].strip():
+        return frozenset()
+    return frozenset(terms(before.text))
+
+
+def _goal_terms(units: Sequence[Unit], first: int, headings: frozenset[str]) -> frozenset[str]:
+    """What a procedure is for: its headings and its lead-in sentence, if it has one."""
+    lead = units[first]
+    return headings | frozenset(terms(lead.text)) if lead.kind is UnitKind.SENTENCE else headings
+
+
+def _procedures(units: Sequence[Unit], text: str) -> dict[int, tuple[int, int]]:
+    """Each item of a procedural list -> the list's extent, its lead-in sentence included.
+
+    A list is procedural when at least half its items are instructions (a numbered list of
+    pipeline stages is not); a lead-in is the sentence ending in a colon right before it.
+    """
+    out: dict[int, tuple[int, int]] = {}
+    i = 0
+    while i < len(units):
+        if units[i].kind is not UnitKind.ITEM:
+            i += 1
+            continue
+        last = i
+        while last + 1 < len(units) and _adjacent(units, text, last, UnitKind.ITEM):
+            last += 1
+        items = units[i : last + 1]
+        if 2 * sum(bool(_instruction(u.text)) for u in items) >= len(items):
+            first = i - 1 if i > 0 and _leads_in(units, text, i - 1) else i
+            out.update((k, (first, last)) for k in range(i, last + 1))
+        i = last + 1
+    return out
+
+
+def _adjacent(units: Sequence[Unit], text: str, i: int, kind: UnitKind) -> bool:
+    """Unit `i + 1` is of `kind` and only whitespace separates it from unit `i`."""
+    nxt = units[i + 1]
+    return nxt.kind is kind and not text[units[i].end : nxt.start].strip()
+
+
+def _leads_in(units: Sequence[Unit], text: str, i: int) -> bool:
+    unit = units[i]
+    ends = unit.text.rstrip().endswith((":", "...", "…"))
+    return (
+        unit.kind is UnitKind.SENTENCE and ends and not text[unit.end : units[i + 1].start].strip()
+    )
+
+
+def _instruction(text: str) -> str:
+    """The verb an instruction starts with ("Copy the backup ..." -> "copy"), or ''.
+
+    The verb may follow a short opening phrase: "In the app settings, open ...".
+    """
+    body = _LEAD_MARKUP.sub("", text)
+    opening, comma, rest = body.partition(",")
+    starts = [body]
+    if comma and len(opening.split()) <= _OPENING_WORDS:
+        starts.append(rest)
+    for start in starts:
+        words = start.split(None, 2)
+        if words and words[0].lower() in ("first", "then", "next", "finally", "also"):
+            words = words[1:]
+        verb = words[0].lower().strip("*_`") if words else ""
+        if verb in _IMPERATIVES:
+            return verb
+    return ""
 
 
 def idf_table(pool: Sequence[Candidate]) -> dict[str, float]:
@@ -199,7 +349,8 @@ def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, 
     absent = _idf(len(pool), 0)  # a question word nowhere in the packet weighs the most
     idents = identifiers(question)
     weights = {t: idf.get(t, _unnamed(t, idents) * absent) for t in set(terms(question))}
-    query = _Query(question, weights, idents, spelled_identifiers(question))
+    procedural = bool(_PROCEDURE.search(question))
+    query = _Query(question, weights, idents, spelled_identifiers(question), procedural)
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = [_bm25(c.terms, weights, avg_len) for c in pool]
     top_bm25 = max(bm25) or 1.0
@@ -227,15 +378,39 @@ def _bm25(tf: Counter[str], weights: dict[str, float], avg_len: float) -> float:
     return sum(w * tf[t] * (_BM25_K1 + 1) / (tf[t] + norm) for t, w in weights.items() if tf[t])
 
 
-def _coverage(c: Candidate, weights: dict[str, float]) -> float:
+def _coverage(c: Candidate, query: _Query) -> float:
+    """Share of the question's weight the unit covers: its own words in full, its headings (and
+    a code block's lead-in sentence) at half.
+
+    A code block's words must meet within a few lines, and one stands on its own only when the
+    question asks how (or for an example) or names something in it: a question about what
+    docbot does is not answered by a config file that happens to hold `docs/` and `answer:`.
+    For a "how do I" question a procedure is read whole: its steps do what its heading or
+    lead-in names, so the words found there count in full.
+    """
+    weights = query.weights
     total = sum(weights.values())
-    if total == 0:
+    if total == 0 or (c.unit.kind is UnitKind.CODE and not _code_may_stand(query, c)):
         return 0.0
-    found = sum(
-        w if c.terms[t] else _HEADING_WEIGHT * w if t in c.context else 0.0
-        for t, w in weights.items()
+    if query.procedural and c.steps is not None:
+        return _found(c.spots[0] | c.procedure, frozenset(), weights) / total
+    around = c.context | c.lead_in
+    return max(_found(spot, around, weights) for spot in c.spots) / total
+
+
+def _found(spot: frozenset[str], around: frozenset[str], weights: dict[str, float]) -> float:
+    return sum(
+        w if t in spot else _HEADING_WEIGHT * w if t in around else 0.0 for t, w in weights.items()
     )
-    return found / total
+
+
+def _code_may_stand(query: _Query, c: Candidate) -> bool:
+    return _names(query, c) or bool(_HOW.search(query.text))
+
+
+def _names(query: _Query, c: Candidate) -> bool:
+    lowered = c.unit.text.lower()
+    return any(i in lowered for i in query.identifiers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,12 +419,13 @@ class _Query:
     weights: dict[str, float]  # question term -> weight
     identifiers: tuple[str, ...]  # written as code in the question
     spelled: tuple[str, ...]  # written as words ("base URL"): a weaker hint
+    procedural: bool  # "how do I ...", "how to ...", "steps to ...": asks what to do
 
 
 def _score(query: _Query, c: Candidate, bm25: float, retrieval: float) -> Scored:
-    coverage = _coverage(c, query.weights)
+    coverage = _coverage(c, query)
     lowered = c.unit.text.lower()
-    named = any(i in lowered for i in query.identifiers)
+    named = _names(query, c)
     # A spelled-out name counts in prose only: in code, "error messages" would find every
     # `error_messages = {...}` of the docs.
     spelled = c.unit.kind is not UnitKind.CODE and any(i in lowered for i in query.spelled)
@@ -262,9 +438,30 @@ def _score(query: _Query, c: Candidate, bm25: float, retrieval: float) -> Scored
         + (0.15 if named or spelled else 0.0)
         + 0.1 * _answer_type(query.text, c.unit.text)
         + (_SHOWS_HOW_BONUS if _HOW.search(query.text) and _code_follows(c) else 0.0)
+        + (_PROCEDURE_BONUS * _procedural(query, c) if query.procedural else 0.0)
         - (_CODE_PENALTY if c.unit.kind is UnitKind.CODE and not named else 0.0)
     )
     return Scored(c, score, coverage)
+
+
+def _procedural(query: _Query, c: Candidate) -> float:
+    """How much the unit tells what to do: 1 for a step of a procedure or the prose that leads
+    into one (or into code), 0.5 for an instruction, 0 for a description.
+
+    An instruction to do just what the question asks ("Rotate the secret when it leaked") says
+    when or why, not how: it counts as a description.
+    """
+    if c.steps is not None or _leads_into_steps(c):
+        return 1.0
+    verb = _instruction(c.unit.text) if c.unit.kind is not UnitKind.CODE else ""
+    return 0.5 if verb and stem(verb) not in query.weights else 0.0
+
+
+def _leads_into_steps(c: Candidate) -> bool:
+    nxt = c.unit_index + 1
+    if nxt >= len(c.units) or not _leads_in(c.units, c.item.chunk.text, c.unit_index):
+        return False
+    return c.units[nxt].kind in (UnitKind.CODE, UnitKind.ITEM)
 
 
 def _code_follows(c: Candidate) -> bool:
@@ -312,7 +509,10 @@ def select_spans(
         if scored.score < _EXTRA_CLAIM_RATIO * best.score:
             break
         c = scored.candidate
-        if scored.coverage < threshold or any(_covers(s, c) for s in spans):
+        # A further claim must also cover nearly as much of the question: two common words of
+        # three, in a sentence about something else, are not a second answer.
+        floor = max(threshold, _EXTRA_COVERAGE_RATIO * best.coverage)
+        if scored.coverage < floor or any(_covers(s, c) for s in spans):
             continue
         touching = next((i for i, s in enumerate(spans) if s.touches(c) and _joinable(s, c)), None)
         if touching is not None:
@@ -350,7 +550,12 @@ def _with_companions(question: str, c: Candidate) -> Span:
     span = Span(c, c.unit_index, c.unit_index)
     if c.unit.kind is UnitKind.CODE:
         return span
-    following = list(_following(c, limit=4))
+    procedural = bool(_PROCEDURE.search(question))
+    if c.steps is not None and procedural:
+        # One step of a procedure does not answer "how do I": quote the steps whole.
+        first, last = c.steps
+        return Span(c, first, min(last, max(first + _MAX_LIST_UNITS - 1, c.unit_index)))
+    following = list(_following(c, limit=_MAX_LIST_UNITS if procedural else 4))
     if c.unit.text.rstrip().endswith((":", "...", "…")) and following:
         if following[0].kind is UnitKind.CODE:
             return Span(c, c.unit_index, c.unit_index + 1)

@@ -2,7 +2,8 @@
 
 Parsers turn lines into headings and blocks (a block is never split); the packer fills chunks
 with whole blocks under a token budget, and never starts a new chunk in the middle of a section's
-heading lines. Line indexes here are 0-based; chunks carry 1-based inclusive line numbers.
+heading lines; then short sections are merged with their neighbours. Line indexes here are
+0-based; chunks carry 1-based inclusive line numbers.
 """
 
 from __future__ import annotations
@@ -44,13 +45,20 @@ def chunk_document(
     updated: str,
     counter: TokenCounter,
     max_tokens: int,
+    min_tokens: int | None = None,
 ) -> tuple[Chunk, ...]:
-    """Chunks of `text` (line breaks already "\\n"), in document order."""
+    """Chunks of `text` (line breaks already "\\n"), in document order.
+
+    A section smaller than `min_tokens` (default: a quarter of `max_tokens`) is merged with the
+    sections next to it while the result stays within `max_tokens`; see `merge_short_spans`.
+    """
     lines = text.split("\n")
     packer = _Packer(lines, counter, max_tokens)
     for item in parse_document(path, lines):
         packer.add(item)
-    return _chunks(collection, path, updated, lines, packer.finish())
+    floor = max_tokens // 4 if min_tokens is None else min_tokens
+    spans = merge_short_spans(packer.finish(), floor, max_tokens)
+    return _chunks(collection, path, updated, lines, spans)
 
 
 def parse_document(path: str, lines: Sequence[str]) -> tuple[Item, ...]:
@@ -71,6 +79,8 @@ class _Span:
     start: int
     end: int
     heading_path: tuple[str, ...]
+    tokens: int = 0
+    section: int = 0  # the section whose content it holds: one number per heading, in order
 
 
 @dataclass(slots=True)
@@ -82,10 +92,12 @@ class _Packer:
     stack: list[Heading] = field(default_factory=list)
     pending: tuple[int, int] | None = None  # (first line, tokens) of headings and labels
     open: tuple[int, int, int] | None = None  # (start, end, tokens) of the chunk being filled
+    section: int = 0
 
     def add(self, item: Item) -> None:
         if isinstance(item, Heading):
             self._close()
+            self.section += 1
             while self.stack and self.stack[-1].level >= item.level:
                 self.stack.pop()
             self.stack.append(item)
@@ -123,11 +135,84 @@ class _Packer:
     def _close(self) -> None:
         if self.open is not None:
             path = tuple(heading.title for heading in self.stack)
-            self.spans.append(_Span(self.open[0], self.open[1], path))
+            self.spans.append(_Span(self.open[0], self.open[1], path, self.open[2], self.section))
             self.open = None
 
     def _tokens(self, start: int, end: int) -> int:
         return self.counter.count("\n".join(self.lines[start : end + 1]))
+
+
+def merge_short_spans(spans: Sequence[_Span], min_tokens: int, max_tokens: int) -> list[_Span]:
+    """Merge short sections with their neighbours, so no chunk is a 30-token sliver.
+
+    Runbooks and FAQs are full of short sections; as separate chunks they waste the evidence
+    budget and the per-file limit of the packet. A group of spans smaller than `min_tokens`
+    takes the following spans while the total fits `max_tokens` and each one is a sibling or
+    a descendant of the group's first section (so a group never climbs above its first
+    section's parent); a group still short afterwards joins the previous group on the same
+    terms. A merged chunk's heading path is the deepest path its spans share, so its citation
+    names the enclosing section. Spans of a section too big for one chunk never merge with
+    another section: they are that section's continuation.
+    """
+    section_tokens: dict[int, int] = {}
+    for span in spans:
+        section_tokens[span.section] = section_tokens.get(span.section, 0) + span.tokens
+    whole = [section_tokens[span.section] <= max_tokens for span in spans]
+    groups: list[list[int]] = []  # indexes into spans
+    for i in range(len(spans)):
+        group = groups[-1] if groups else None
+        if (
+            group is not None
+            and _fits(spans, group, i, whole, max_tokens)
+            and (_size(spans, group) < min_tokens)
+        ):
+            group.append(i)
+        else:
+            groups.append([i])
+    merged: list[list[int]] = []
+    for group in groups:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and _size(spans, group) < min_tokens
+            and all(_fits(spans, last, i, whole, max_tokens) for i in group)
+            and _size(spans, last) + 1 + _size(spans, group) <= max_tokens
+        ):
+            last.extend(group)
+        else:
+            merged.append(group)
+    return [_joined(spans, group) for group in merged]
+
+
+def _size(spans: Sequence[_Span], group: Sequence[int]) -> int:
+    """Tokens of the group's text: one more for each join, as the packer counts."""
+    return sum(spans[i].tokens for i in group) + len(group) - 1
+
+
+def _fits(
+    spans: Sequence[_Span], group: Sequence[int], i: int, whole: Sequence[bool], max_tokens: int
+) -> bool:
+    """Whether span `i` may join `group`: both whole sections, `i` under the first's parent."""
+    if not (whole[i] and all(whole[j] for j in group)):
+        return False
+    parent = spans[group[0]].heading_path[:-1]
+    if spans[i].heading_path[: len(parent)] != parent:
+        return False
+    return _size(spans, group) + 1 + spans[i].tokens <= max_tokens
+
+
+def _joined(spans: Sequence[_Span], group: Sequence[int]) -> _Span:
+    first, last = spans[group[0]], spans[group[-1]]
+    if len(group) == 1:
+        return first
+    path = first.heading_path
+    for i in group[1:]:
+        other = spans[i].heading_path
+        common = 0
+        while common < min(len(path), len(other)) and path[common] == other[common]:
+            common += 1
+        path = path[:common]
+    return _Span(first.start, last.end, path, _size(spans, group), first.section)
 
 
 def _chunks(

@@ -16,7 +16,7 @@ from retrieval.files import Skipped, SourceText, discover, file_dates, read_sour
 from retrieval.tokens import TokenCounter
 
 # Bump when chunk_document's output changes for the same input, so old snapshots are not reused.
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"
 
 
 @dataclass(frozen=True, slots=True)

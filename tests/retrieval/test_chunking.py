@@ -32,12 +32,17 @@ FIXTURE_CODECS = {
 }
 
 
-def _chunks(name: str, budget: int = 350, counter: TokenCounter | None = None) -> list[Chunk]:
+def _chunks(
+    name: str,
+    budget: int = 350,
+    counter: TokenCounter | None = None,
+    min_tokens: int | None = None,
+) -> list[Chunk]:
+    """The fixture's chunks; `min_tokens=0` turns off merging, to see each section alone."""
     source = read_source(CollectionConfig(name="fx", path=FIXTURES), name, 1_000_000)
     assert isinstance(source, SourceText), source
-    return list(
-        chunk_document("fx", name, source.text, "2026-01-02", counter or WordCounter(), budget)
-    )
+    counter = counter or WordCounter()
+    return list(chunk_document("fx", name, source.text, "2026-01-02", counter, budget, min_tokens))
 
 
 def _file_lines(path: Path, codec: str) -> list[str]:
@@ -76,7 +81,7 @@ def test_chunk_document_fixture_chunks_are_exact_file_lines(name: str, budget: i
 
 
 def test_chunk_document_markdown_follows_atx_and_setext_headings() -> None:
-    assert _spans(_chunks("guide.md")) == [
+    assert _spans(_chunks("guide.md", min_tokens=0)) == [
         (6, 9, ("Payments guide",)),
         (11, 14, ("Payments guide", "Keys")),
         (16, 25, ("Payments guide", "Keys", "Rotating the key")),
@@ -93,7 +98,7 @@ def test_chunk_document_skips_yaml_front_matter() -> None:
 
 
 def test_chunk_document_rest_follows_over_and_underline_headings() -> None:
-    assert _spans(_chunks("reference.rst")) == [
+    assert _spans(_chunks("reference.rst", min_tokens=0)) == [
         # The label above the title belongs to the title.
         (1, 7, ("Payments reference",)),
         (9, 20, ("Payments reference", "Configuration")),
@@ -106,13 +111,13 @@ def test_chunk_document_rest_follows_over_and_underline_headings() -> None:
 def test_chunk_document_rest_levels_follow_first_appearance() -> None:
     text = "Title\n-----\n\nintro\n\nSub\n===\n\nbody\n\nOther\n-----\n\nmore\n"
 
-    chunks = chunk_document("c", "doc.rst", text, "", WordCounter(), 350)
+    chunks = chunk_document("c", "doc.rst", text, "", WordCounter(), 350, min_tokens=0)
 
     assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Sub"), ("Other",)]
 
 
 def test_chunk_document_txt_that_looks_like_rest_is_parsed_as_rest() -> None:
-    assert _spans(_chunks("manual.txt")) == [
+    assert _spans(_chunks("manual.txt", min_tokens=0)) == [
         (1, 4, ("Operator manual",)),
         (6, 11, ("Operator manual", "Shutdown")),
     ]
@@ -221,14 +226,14 @@ def test_chunk_document_fills_digest_id_and_date() -> None:
 def test_chunk_document_identical_texts_get_distinct_ids() -> None:
     text = "# A\n\nSame words.\n\n# A\n\nSame words.\n\n# A\n\nSame words.\n"
 
-    chunks = chunk_document("c", "twice.md", text, "", WordCounter(), 350)
+    chunks = chunk_document("c", "twice.md", text, "", WordCounter(), 350, min_tokens=0)
 
     assert len({c.digest for c in chunks}) == 1
     assert len({c.chunk_id for c in chunks}) == 3
 
 
 def test_chunk_document_crlf_bom_and_latin1_files_keep_their_line_numbers() -> None:
-    assert _spans(_chunks("crlf.md")) == [
+    assert _spans(_chunks("crlf.md", min_tokens=0)) == [
         (1, 4, ("Windows notes",)),
         (6, 8, ("Windows notes", "Next")),
     ]
@@ -287,3 +292,83 @@ def test_chunk_document_skips_toml_front_matter() -> None:
     chunks = chunk_document("c", "hugo.md", text, "", WordCounter(), 350)
 
     assert _spans(chunks) == [(5, 7, ("Guide",))]
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_chunk_document_merges_short_sections_into_their_parent() -> None:
+    # The demo runbook: four sections of 30-120 tokens used to be four chunks, so the per-file
+    # limit of the evidence packet left out "Steps".
+    path = REPO / "examples" / "runbooks" / "rotate-signing-secret.md"
+    text = path.read_text(encoding="utf-8")
+
+    chunks = chunk_document("ops", path.name, text, "", TiktokenCounter(), 350)
+
+    assert _spans(chunks) == [
+        (1, len(text.rstrip("\n").split("\n")), ("Rotating the Slack signing secret",))
+    ]
+    assert "## Steps" in chunks[0].text and "## Rolling back" in chunks[0].text
+
+
+def test_chunk_document_merged_chunks_stay_under_the_budget() -> None:
+    sections = "".join(f"## Part {n}\n\n" + "word " * (3 + n % 5) + "\n\n" for n in range(30))
+    text = "# Guide\n\nIntro.\n\n" + sections
+    lines = text.split("\n")
+
+    chunks = chunk_document("c", "parts.md", text, "", WordCounter(), 40)
+
+    assert 1 < len(chunks) < 30
+    assert all(WordCounter().count(c.text) <= 40 for c in chunks)
+    # A chunk holding several parts is cited by the section that holds them all.
+    assert all(c.heading_path == ("Guide",) for c in chunks if c.text.count("## Part") > 1)
+    _assert_exact_lines(chunks, lines)
+    covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
+    assert all(f"Part {n}" in "\n".join(lines[i - 1] for i in covered) for n in range(30))
+
+
+def test_chunk_document_short_subsection_joins_its_section_not_the_next_one() -> None:
+    long = "word " * 30
+    text = f"# T\n\n{long}\n\n## A\n\n{long}\n\n### a1\n\nshort text\n\n## B\n\n{long}\n"
+
+    chunks = chunk_document("c", "doc.md", text, "", WordCounter(), 40)
+
+    assert _spans(chunks) == [(1, 3, ("T",)), (5, 11, ("T", "A")), (13, 15, ("T", "B"))]
+
+
+def test_chunk_document_short_section_takes_its_following_siblings_and_children() -> None:
+    text = "# T\n\n## A\n\nshort a\n\n### a1\n\nshort a1\n\n## B\n\nshort b\n\n# U\n\nshort u\n"
+
+    chunks = chunk_document("c", "doc.md", text, "", WordCounter(), 350)
+
+    # "# U" is a sibling of "# T", not of "## A": the group that starts at A stays under T.
+    assert _spans(chunks) == [(1, 13, ("T",)), (15, 17, ("U",))]
+
+
+def test_chunk_document_split_section_keeps_its_pieces_apart_from_neighbours() -> None:
+    paragraph = "word " * 15
+    text = f"# T\n\n## A\n\n{paragraph}\n\n{paragraph}\n\n{paragraph}\n\ntail\n\n## B\n\nshort b\n"
+
+    chunks = chunk_document("c", "doc.md", text, "", WordCounter(), 40)
+
+    # A is too long for one chunk: its short last piece is A's continuation, and B stays B.
+    assert [c.heading_path for c in chunks] == [("T", "A"), ("T", "A"), ("T", "B")]
+    assert chunks[-1].text.startswith("## B")
+
+
+def test_chunk_document_merging_never_splits_code_and_keeps_headings_in_text() -> None:
+    chunks = _chunks("guide.md", 350)
+
+    assert _spans(chunks) == [(6, 55, ("Payments guide",)), (57, 82, ("Payments guide",))]
+    assert "### Rotating the key" in chunks[0].text and "## Deploys #" in chunks[0].text
+    assert "```python" in chunks[0].text and "client.verify(version)" in chunks[0].text
+
+
+def test_chunk_document_min_tokens_zero_keeps_every_section_alone() -> None:
+    text = "# T\n\nshort\n\n## A\n\nshort a\n"
+
+    merged = chunk_document("c", "doc.md", text, "", WordCounter(), 350)
+    alone = chunk_document("c", "doc.md", text, "", WordCounter(), 350, min_tokens=0)
+
+    assert _spans(merged) == [(1, 7, ("T",))]
+    assert _spans(alone) == [(1, 3, ("T",)), (5, 7, ("T", "A"))]

@@ -269,7 +269,9 @@ HTTPX_DOCS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpora" /
 # Golden table: question -> (file, section) that must rank first in the real httpx docs.
 HTTPX_GOLDEN = {
     "How do I use HTTP/2?": ("http2.md", None),
-    "follow_redirects": ("compatibility.md", "Redirects"),
+    # The page's two-sentence intro is merged with its first section, "Redirects", so the
+    # chunk is cited by the page title that holds them both.
+    "follow_redirects": ("compatibility.md", "Requests Compatibility Guide"),
     "What does raise_for_status do?": ("quickstart.md", "Response Status Codes"),
     "How do I configure an SSL certificate with verify?": ("advanced/ssl.md", None),
     "max_keepalive_connections limits": ("advanced/resource-limits.md", None),

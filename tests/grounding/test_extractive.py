@@ -8,7 +8,14 @@ import pytest
 
 from grounding.evidence import EvidenceItem, EvidencePacket, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest, Generator, Prompt
-from grounding.generators.extractive import INSUFFICIENT_MESSAGE, ExtractiveGenerator, clean
+from grounding.generators.extractive import (
+    INSUFFICIENT_MESSAGE,
+    ExtractiveGenerator,
+    candidates,
+    clean,
+    score_candidates,
+    terms,
+)
 from grounding.generators.segmentation import Markup, UnitKind, split_units
 from grounding.verify import support_problem
 from retrieval.chunks import Chunk, make_chunk_id, normalize_text, text_digest
@@ -291,3 +298,165 @@ def test_extractive_quotes_a_list_with_its_bullets_after_its_lead_in() -> None:
         "* Run ``manage.py migrate`` to install the single database table."
     )
     assert support_problem(response.claims[0].text, SESSIONS) is None
+
+
+# A config example holds common words (`docs/`, `answer:`, `.docbot`) far apart: not about them.
+CONFIG_EXAMPLE = """\
+## A complete example
+
+```yaml
+state_dir: .docbot
+teams: [T0123ABC]
+collections:
+  - name: handbook
+    path: docs/handbook
+    include: ["**/*.md"]
+    access: public
+conversations:
+  dm: public
+  external: none
+answer:
+  generator: auto
+  evidence_tokens: 3000
+feedback:
+  wrong: [x, thumbsdown]
+```
+"""
+
+PROMISES = """\
+## What docbot promises
+
+- It answers only from the documents the channel is allowed to read. It never answers from
+  general knowledge: when the documentation does not cover a question, docbot says so plainly.
+- Every claim in a reply was checked in code against the passage it cites before it was posted.
+"""
+
+BENCHMARK_NOTES = """\
+## Quality
+
+The Python docs and the Django docs chunked by docbot's chunker at 80 tokens, plus 2,067
+paragraphs as one chunk each. On the answerable questions every variant of docbot finds an
+expected file in the top 5; MRR@10 is 0.933 for the docs tokenizer.
+"""
+
+
+def test_extractive_never_quotes_a_code_block_that_only_shares_scattered_words() -> None:
+    config = chunk(CONFIG_EXAMPLE, "configuration.md", "A complete example")
+    question = "What does docbot do when the docs do not have the answer?"
+    # The code block is the top retrieved chunk and holds every content word of the question.
+    response = generate(question, config, chunk(BENCHMARK_NOTES, "performance.md")).response
+    assert all("```" not in claim.text for claim in response.claims)
+    with_answer = generate(question, config, chunk(PROMISES, "index.md", "What docbot promises"))
+    claims = with_answer.response.claims
+    assert claims and all("```" not in claim.text for claim in claims)
+    assert "docbot says so plainly" in claims[0].text
+
+
+def test_extractive_reads_docs_as_documentation() -> None:
+    assert terms("the docs and the config repo") == terms("documentation configuration repository")
+    question = "What does docbot do when the docs do not have the answer?"
+    promises = chunk(PROMISES, "index.md", "What docbot promises")
+    best = score_candidates(question, candidates(packet(question, promises)))[0]
+    assert "docbot says so plainly" in best.candidate.unit.text
+    assert best.coverage == pytest.approx(1.0)
+
+
+CANNOT_ANSWER = """\
+## Answers that cannot be given
+
+When a conversation may read no collection at all, docbot replies that it cannot answer here.
+When the conversation may read collections but the answer is not in them, docbot replies that
+the documentation it searched does not cover the question.
+"""
+
+
+def test_extractive_prefers_the_answer_to_sentences_sharing_only_common_words() -> None:
+    question = "What does docbot do when the docs do not have the answer?"
+    access = chunk(CANNOT_ANSWER, "access.md", "Answers that cannot be given")
+    notes = chunk(BENCHMARK_NOTES, "performance.md", "Quality")
+    response = generate(question, access, notes).response
+    assert response.claims[0].text.startswith("When the conversation may read collections")
+    # Sharing "docbot" and "docs" with the question is not a second answer.
+    assert all("MRR@10" not in c.text and "chunker" not in c.text for c in response.claims)
+
+
+def test_extractive_code_block_needs_the_question_words_close_together() -> None:
+    scattered = chunk(CONFIG_EXAMPLE, "configuration.md", "A complete example")
+    response = generate("How do I set the feedback for public handbook teams?", scattered)
+    assert response.response.status == "insufficient_context"
+    near = chunk(TIMEOUTS, "timeouts.md", "Timeouts")
+    claims = generate("How do I disable all timeouts?", near).response.claims
+    assert any("timeout=None" in claim.text for claim in claims)
+
+
+ROTATE_RUNBOOK = """\
+# Rotating the Slack signing secret
+
+## When to rotate
+
+Rotate the signing secret when it may have leaked: it was pasted in a chat, committed to a
+repository, or someone who knew it left the team.
+
+## Steps
+
+1. In the Slack app settings, open Basic Information and choose **Regenerate** next to the
+   Signing Secret.
+2. Update `SLACK_SIGNING_SECRET` in the deployment's secret store.
+3. Restart every `docbot serve` process. Requests signed with the old secret are rejected from
+   the moment Slack switches.
+4. Mention docbot in a test channel and check that it answers.
+"""
+
+RESTORE_RUNBOOK = """\
+# Restoring the answer store from a backup
+
+The answer store is the SQLite file `answers.sqlite3` under `state_dir`. Backups are taken every
+night with `sqlite3 answers.sqlite3 ".backup answers-backup.sqlite3"` and kept for 30 days.
+
+## Restore
+
+1. Stop every `docbot serve` process that uses the store.
+2. Copy the backup over `answers.sqlite3` and delete the `-wal` and `-shm` files next to it.
+3. Start docbot again.
+"""
+
+PIPELINE = """\
+## How an answer is made
+
+1. **Retrieval.** It searches only the chunks of the collections with BM25 ranking.
+2. **Generation.** A model answers in claims. With no API key, docbot uses its built-in
+   extractive generator, which picks the sentences that best answer the question.
+3. **Reply.** The verified claims are posted in the thread with the numbered sources.
+"""
+
+
+def test_extractive_answers_how_do_i_with_the_steps_not_the_when() -> None:
+    runbook = chunk(ROTATE_RUNBOOK, "rotate-signing-secret.md", "Rotating the Slack signing secret")
+    response = generate("How do I rotate the signing secret?", runbook).response
+    first = response.claims[0]
+    assert first.text.startswith("1. In the Slack app settings, open Basic Information")
+    assert first.text.endswith("4. Mention docbot in a test channel and check that it answers.")
+    assert support_problem(first.text, ROTATE_RUNBOOK) is None
+
+
+def test_extractive_quotes_a_whole_procedure_rather_than_its_best_step() -> None:
+    runbook = chunk(RESTORE_RUNBOOK, "restore-answer-store.md", "Restoring the answer store")
+    response = generate("How do I restore the answer store from a backup?", runbook).response
+    steps = "\n".join(claim.text for claim in response.claims)
+    for step in ("1. Stop every", "2. Copy the backup", "3. Start docbot again."):
+        assert step in steps
+    assert "Backups are taken every" not in response.claims[0].text
+
+
+def test_extractive_quotes_one_step_when_the_question_does_not_ask_how() -> None:
+    runbook = chunk(RESTORE_RUNBOOK, "restore-answer-store.md", "Restoring the answer store")
+    response = generate("Which files next to answers.sqlite3 must be deleted?", runbook).response
+    assert response.claims[0].text.startswith("Copy the backup over")
+    assert "Stop every" not in response.claims[0].text
+
+
+def test_extractive_does_not_treat_a_numbered_description_as_a_procedure() -> None:
+    pipeline = chunk(PIPELINE, "index.md", "How an answer is made")
+    response = generate("How do I run docbot without an API key?", pipeline).response
+    assert response.claims[0].text.startswith("**Generation.** A model answers in claims.")
+    assert "**Retrieval.**" not in response.claims[0].text

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 
-from retrieval.config import Config
+from retrieval.config import CollectionConfig, Config
+from retrieval.errors import ConfigError
 
 
 class ConversationKind(StrEnum):
@@ -62,3 +65,35 @@ def _collections(
         case ConversationKind.CHANNEL | ConversationKind.PRIVATE:
             names = public + private
     return tuple(sorted(set(names)))
+
+
+def readers(collection: CollectionConfig) -> tuple[str, ...]:
+    """Who may read a collection: ("public",) or the sorted channel IDs of a private one."""
+    return ("public",) if collection.access == "public" else tuple(sorted(collection.channels))
+
+
+def check_exclusive_files(config: Config, files: Mapping[str, Iterable[str]]) -> None:
+    """Refuse a file that two collections with different readers both index.
+
+    Folders may nest or coincide (a public `docs` holding a private `docs/payments`); a
+    file indexed by both would then be readable wherever the wider collection is, so a
+    private document would leak into every channel. `files` maps collection name to the
+    paths indexed, relative to the collection's folder.
+    """
+    owner: dict[Path, CollectionConfig] = {}
+    for collection in config.collections:
+        for rel_path in files.get(collection.name, ()):
+            absolute = collection.path / rel_path
+            first = owner.setdefault(absolute, collection)
+            if first is not collection and readers(first) != readers(collection):
+                raise ConfigError(_shared_file_message(first, collection, absolute))
+
+
+def _shared_file_message(a: CollectionConfig, b: CollectionConfig, path: Path) -> str:
+    return (
+        f"{path} is indexed by both collection {a.name!r} ({a.access}) and collection "
+        f"{b.name!r} ({b.access}), which have different readers: one collection's channels "
+        f"would see the other's documents. Move the folder of one out of the other, or add "
+        f'an `exclude` pattern to one of them (e.g. exclude: ["payments/**"]) so each '
+        f"file belongs to one collection."
+    )

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from retrieval.config import Config, load_config
-from retrieval.scopes import ConversationKind, resolve_scope
+from retrieval.errors import ConfigError
+from retrieval.scopes import ConversationKind, check_exclusive_files, resolve_scope
 
 CONFIG = """\
 teams: [T1]
@@ -87,3 +88,38 @@ def test_scope_to_dict_matches_the_answer_contract(config: Config) -> None:
         "kind": "channel",
         "collections": ["handbook", "runbooks"],
     }
+
+
+def _nested(tmp_path: Path, extra: str = "") -> Config:
+    (tmp_path / "docs" / "payments").mkdir(parents=True)
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\ncollections:\n"
+        f"  - {{name: handbook, path: docs{extra}}}\n"
+        "  - {name: payments, path: docs/payments, access: private, channels: [C0PAY]}\n",
+        encoding="utf-8",
+    )
+    return load_config(path)
+
+
+def test_scope_file_in_public_and_private_collection_is_refused(tmp_path: Path) -> None:
+    config = _nested(tmp_path)
+    files = {"handbook": ["guide.md", "payments/vault.md"], "payments": ["vault.md"]}
+    with pytest.raises(ConfigError) as info:
+        check_exclusive_files(config, files)
+    message = str(info.value)
+    assert "payments/vault.md" in message
+    assert "'handbook' (public)" in message and "'payments' (private)" in message
+    assert "exclude" in message
+
+
+def test_scope_nested_folders_are_fine_when_no_file_is_shared(tmp_path: Path) -> None:
+    config = _nested(tmp_path, extra=', exclude: ["payments/**"]')
+    check_exclusive_files(config, {"handbook": ["guide.md"], "payments": ["vault.md"]})
+
+
+def test_scope_same_readers_may_share_files(config: Config) -> None:
+    # handbook and runbooks are both public and share the folder: nothing can leak.
+    check_exclusive_files(config, {"handbook": ["a.md"], "runbooks": ["a.md"]})
+    with pytest.raises(ConfigError):
+        check_exclusive_files(config, {"handbook": ["a.md"], "security": ["a.md"]})

@@ -4,7 +4,8 @@ Each FAQ entry is a section whose title is the question. The pages are copied in
 folder with those title lines removed (so retrieval cannot match the question to its own
 heading), indexed with `build_index`, and every question goes through the real pipeline
 (`Index.load`, `AnswerPipeline`, `ExtractiveGenerator`, default `answer:` settings). Prints:
-- retrieval: the question's source file first / in the top 5 chunks;
+- retrieval: the question's source file first / in the top 5 chunks, and the same for the
+  answer's own chunk (the one holding the first line of `answer_rst`);
 - answered, and answered citing the source file;
 - key text in a claim: some claim quotes the gold answer, i.e. at least 80% of the claim's
   content words (at least 5 of them) occur in `answer_rst`; and the mean share of the gold
@@ -55,6 +56,7 @@ class FaqQuestion:
 @dataclass(frozen=True, slots=True)
 class Outcome:
     rank: int  # 1-based place of the first chunk from the source file in the top 5; 0 if absent
+    answer_rank: int  # the same for the chunk that holds the answer's first line
     answered: bool
     cites_source: bool
     quotes_gold: bool
@@ -152,11 +154,16 @@ async def ask_all(
 ) -> list[tuple[Outcome, Answer]]:
     results = []
     for q in questions:
-        paths = [hit.chunk.path for hit in index.search(q.question, scope, 5)]
+        hits = index.search(q.question, scope, 5)
+        paths = [hit.chunk.path for hit in hits]
         rank = paths.index(q.source) + 1 if q.source in paths else 0
+        opening = q.answer.strip().split("\n")[0]
+        holds = [h.chunk.path == q.source and opening in h.chunk.text for h in hits]
+        answer_rank = holds.index(True) + 1 if True in holds else 0
         answer = await pipeline.answer(q.question, scope)
         outcome = Outcome(
             rank,
+            answer_rank,
             answer.status is AnswerStatus.ANSWERED,
             cites(answer, q.source),
             quotes_gold(answer, q.answer),
@@ -176,6 +183,8 @@ def report(outcomes: Sequence[Outcome], chunks: int) -> None:
     rows = (
         ("source file ranked first", share(o.rank == 1 for o in outcomes)),
         ("source file in top 5", share(0 < o.rank <= 5 for o in outcomes)),
+        ("answer's chunk ranked first", share(o.answer_rank == 1 for o in outcomes)),
+        ("answer's chunk in top 5", share(0 < o.answer_rank <= 5 for o in outcomes)),
         ("answered", share(o.answered for o in outcomes)),
         ("answered citing the source file", share(o.cites_source for o in outcomes)),
         ("a claim quotes the gold answer", share(o.quotes_gold for o in outcomes)),
@@ -209,7 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for q, (o, answer) in zip(questions, results, strict=True):
             head = answer.claims[0].text[:70].replace("\n", " ") if answer.claims else "-"
             print(
-                f"{o.rank} {o.cites_source:d}{o.quotes_gold:d} {q.source:<18} {q.question[:60]!r}"
+                f"{o.rank}{o.answer_rank} {o.cites_source:d}{o.quotes_gold:d} {q.source:<18} "
+                f"{q.question[:60]!r}"
             )
             print(f"      {head!r}")
     report([o for o, _ in results], chunks)

@@ -50,7 +50,7 @@ from retrieval.tokens import TiktokenCounter, TokenCounter
 
 FORMAT = 1
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
-TOKENIZER_VERSION = "1"
+TOKENIZER_VERSION = "2"
 _MANIFEST = "manifest.json"
 
 

@@ -1,19 +1,23 @@
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from threading import Barrier
+
 import pytest
 
-from retrieval.tokenize import Tokenizer, camel_parts, cjk_bigrams, tokenize
+from retrieval.tokenize import EnglishStemmer, Tokenizer, camel_parts, cjk_bigrams, tokenize
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("follow_redirects", ["follow_redirects", "follow", "redirects"]),
+        # Parts are stemmed like words (`redirects` -> redirect); the whole stays as written.
+        ("follow_redirects", ["follow_redirects", "follow", "redirect"]),
         ("getUserName", ["getusername", "get", "user", "name"]),
         ("HTTPServer", ["httpserver", "http", "server"]),
         ("httpx.Client", ["httpx.client", "httpx", "client"]),
         ("__init__", ["__init__", "init"]),
-        ("Timeout", ["timeout"]),
+        ("Timeouts", ["timeout"]),
     ],
 )
 def test_tokenize_splits_code_identifiers_keeping_the_whole(text: str, expected: list[str]) -> None:
@@ -21,13 +25,20 @@ def test_tokenize_splits_code_identifiers_keeping_the_whole(text: str, expected:
 
 
 def test_tokenize_casefolds_and_applies_nfkc() -> None:
-    # Full-width letters and the ligature fold to plain ASCII; ß casefolds to ss.
-    assert tokenize("ＡＰＩ ﬁle STRASSE Straße") == ["api", "file", "strasse", "strasse"]
+    # Full-width letters and the ligature fold to plain ASCII; ß casefolds to ss (both forms
+    # then stem alike).
+    assert Tokenizer(stem=None)("ＡＰＩ ﬁle STRASSE Straße") == [
+        "api",
+        "file",
+        "strasse",
+        "strasse",
+    ]
+    assert tokenize("STRASSE Straße") == ["strass", "strass"]
 
 
 def test_tokenize_drops_english_stopwords_but_keeps_negation() -> None:
     assert tokenize("How do I rotate the key? Do not restart it") == [
-        "rotate",
+        "rotat",
         "key",
         "not",
         "restart",
@@ -75,6 +86,36 @@ def test_tokenizer_options_change_only_what_they_name() -> None:
     assert Tokenizer(stopwords=frozenset())("the key") == ["the", "key"]
     assert Tokenizer(keep_dotted=False)("httpx.Client") == ["httpx", "client"]
     assert Tokenizer(stem=lambda t: t.rstrip("s"))("keys") == ["key"]
+    assert Tokenizer(stem=None)("rotating keys") == ["rotating", "keys"]
+
+
+def test_tokenize_stems_english_words_so_forms_of_a_word_meet() -> None:
+    assert tokenize("rotating the signing secrets") == tokenize("rotate signed secret")
+    assert tokenize("configuration") == tokenize("configured") == ["configur"]
+
+
+def test_tokenize_never_stems_identifier_wholes_numbers_or_cjk() -> None:
+    assert tokenize("is_active") == ["is_active", "activ"]
+    assert tokenize("maxRetries") == ["maxretries", "max", "retri"]
+    assert tokenize("os.path.joins") == ["os.path.joins", "os", "path", "join"]
+    assert tokenize("sha256 1990s") == ["sha256", "1990s"]
+    assert tokenize("配置文件") == Tokenizer(stem=None)("配置文件")
+
+
+def test_english_stemmer_gives_each_thread_its_own_stemmer() -> None:
+    # PyStemmer objects are not thread-safe: concurrent queries must not share one.
+    stemmer = EnglishStemmer()
+    barrier = Barrier(3)
+
+    def used_in_a_thread(_: int) -> tuple[int, str]:
+        barrier.wait()  # all three threads alive at once, so none can reuse another's slot
+        return id(stemmer.current()), stemmer("rotating")
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        seen = list(pool.map(used_in_a_thread, range(3)))
+    assert len({ident for ident, _ in seen}) == 3
+    assert {word for _, word in seen} == {"rotat"}
+    assert stemmer.current() is stemmer.current()
 
 
 def test_camel_parts_splits_at_case_changes() -> None:

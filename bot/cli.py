@@ -42,6 +42,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
+    except Exception:
+        # The edge catches broadly: the user hears what failed, the traceback goes to the log.
+        logging.getLogger("docbot.cli").exception("docbot %s failed", args.command)
+        print(
+            f"docbot: error: `docbot {args.command}` failed unexpectedly (traceback above); "
+            "please report it with the command you ran.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -112,7 +121,13 @@ def _scope(args: argparse.Namespace, config: Config) -> Scope:
         kind = ConversationKind.DM
     elif args.external:
         kind = ConversationKind.EXTERNAL
-    return resolve_scope(config, args.team or config.teams[0], args.channel, kind)
+    team = args.team or config.teams[0]
+    if team not in config.teams:
+        raise InputError(
+            f"team {team!r} is not served by this config: use one of {', '.join(config.teams)}, "
+            "or add it to `teams` in docbot.yml"
+        )
+    return resolve_scope(config, team, args.channel, kind)
 
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:

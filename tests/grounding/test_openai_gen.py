@@ -22,11 +22,11 @@ from grounding.generators.openai_gen import (
     OpenAIGenerator,
     make_openai_client,
     safety_identifier,
-    strict_schema_problems,
 )
 from grounding.pipeline import AnswerPipeline
 from grounding.prompt import build_prompt, correction_note
 from grounding.schema import GroundedClaim, GroundedResponse
+from grounding.strict_schema import strict_schema_problems
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
 from retrieval.errors import ConfigError
 from retrieval.scopes import ConversationKind, Scope

@@ -11,8 +11,9 @@ from openai.lib._parsing._responses import type_to_text_format_param
 from openai.lib._pydantic import to_strict_json_schema
 from pydantic import BaseModel, ConfigDict
 
-from grounding.generators.openai_gen import grounded_response_schema, strict_schema_problems
+from grounding.generators.openai_gen import grounded_response_schema
 from grounding.schema import GroundedResponse
+from grounding.strict_schema import strict_schema_problems
 
 
 def _valid() -> dict[str, Any]:

@@ -1,11 +1,10 @@
 """The real Bolt app served on 127.0.0.1 against the fake Slack, and signed Events API requests.
 
-Payloads are the shared real Slack fixtures with their ids changed to the test config's.
+Payloads come from tests/bot/payloads.py (shaped like real deliveries), so no ../shared is needed.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import hmac
 import json
@@ -13,11 +12,9 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.async_app import AsyncApp
@@ -27,21 +24,13 @@ from bot.serve import http_app
 from bot.settings import Settings
 from bot.store import AnswerStore
 from retrieval.config import Config
+from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.fake_slack import FakeSlack
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-FIXTURES = SHARED / "slack" / "fixtures"
 SIGNING_SECRET = "e2e-signing-secret-8f2c"
 ASKER = "U0ASKER"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    path = FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"../shared is absent: {path} holds the real Slack payloads these tests replay")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+BOT_USER = "U0DOCBOT"  # FakeSlack's bot user id
 
 
 def signature(body: str, timestamp: int, secret: str = SIGNING_SECRET) -> str:
@@ -54,42 +43,27 @@ def mention(
     text: str, *, channel: str, ts: str, event_id: str, bot_user_id: str,
     thread_ts: str | None = None, user: str = ASKER, team: str = TEAM, ext_shared: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
-    """An `app_mention` delivery (the shared fixture) asking `text` of docbot."""
-    body = _envelope(fixture("app_mention.json"), team, event_id)
-    event = body["event"]
-    event.update(channel=channel, ts=ts, event_ts=ts, user=user, team=team,
-                 text=f"<@{bot_user_id}> {text}".rstrip())  # fmt: skip
-    event.pop("blocks", None)  # rich-text blocks mirror the text; docbot reads `text`
-    if thread_ts is not None:
-        event.update(thread_ts=thread_ts, parent_user_id=user)
-    body["is_ext_shared_channel"] = ext_shared
-    body["event_context"] = f"1-app_mention-{team}-{channel}"
-    return body
+    """An `app_mention` delivery asking `text` of docbot."""
+    return payloads.app_mention(
+        text, team=team, channel=channel, user=user, ts=ts, event_id=event_id,
+        bot_user_id=bot_user_id, thread_ts=thread_ts, ext_shared=ext_shared,
+    )  # fmt: skip
 
 
 def direct_message(text: str, *, channel: str, ts: str, event_id: str) -> dict[str, Any]:
-    body = _envelope(fixture("message_im.json"), TEAM, event_id)
-    body["event"].update(channel=channel, ts=ts, event_ts=ts, user=ASKER, text=text)
-    return body
+    return payloads.direct_message(
+        text, team=TEAM, channel=channel, user=ASKER, ts=ts, event_id=event_id,
+        bot_user_id=BOT_USER,
+    )  # fmt: skip
 
 
 def reaction(
     added: bool, emoji: str, *, channel: str, item_ts: str, event_id: str, user: str = ASKER
 ) -> dict[str, Any]:
-    name = "reaction_added.json" if added else "reaction_removed.json"
-    body = _envelope(fixture(name), TEAM, event_id)
-    event = body["event"]
-    event.update(user=user, reaction=emoji, item_user="U0DOCBOT",
-                 item={"type": "message", "channel": channel, "ts": item_ts})  # fmt: skip
-    return body
-
-
-def _envelope(template: dict[str, Any], team: str, event_id: str) -> dict[str, Any]:
-    body = copy.deepcopy(template)
-    body.update(team_id=team, event_id=event_id, event_time=int(time.time()))
-    body["authorizations"] = [{"enterprise_id": None, "team_id": team, "user_id": "U0DOCBOT",
-                               "is_bot": True, "is_enterprise_install": False}]  # fmt: skip
-    return body
+    return payloads.reaction(
+        added, emoji, team=TEAM, channel=channel, user=user, item_ts=item_ts,
+        item_user=BOT_USER, event_id=event_id, bot_user_id=BOT_USER,
+    )  # fmt: skip
 
 
 async def post_event(

@@ -33,6 +33,7 @@ from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
 from retrieval.scopes import Scope
+from tests.bot import payloads
 from tests.bot.conftest import CANARY, PAYMENTS_CHANNEL, TEAM, write_config
 from tests.bot.fake_slack import Call, FakeSlack
 from tests.bot.harness import (
@@ -40,7 +41,6 @@ from tests.bot.harness import (
     RunningApp,
     direct_message,
     fake_slack,
-    fixture,
     mention,
     post_event,
     reaction,
@@ -181,7 +181,7 @@ def test_app_answers_url_verification_with_the_challenge(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
 ) -> None:
     config, answerer = indexed
-    challenge = fixture("url_verification.json")
+    challenge = payloads.url_verification("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmd")
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         status, text = await app.send(challenge)
@@ -512,8 +512,11 @@ def test_app_acknowledges_events_it_does_not_act_on(
         edited["event"]["subtype"] = "message_changed"
         from_bot = direct_message("beep", channel=DM, ts="13.000200", event_id="EvBOT")
         from_bot["event"]["bot_id"] = "B0OTHER"
-        joined = fixture("reaction_added.json")
-        joined["event"] = {"type": "member_joined_channel", "user": ASKER, "channel": GENERAL}
+        joined = payloads.event_callback(
+            {"type": "member_joined_channel", "user": ASKER, "channel": GENERAL,
+             "event_ts": "13.000250"},
+            team=TEAM, event_id="EvJOIN", bot_user_id=slack.bot_user_id,
+        )  # fmt: skip
         on_other = reaction(True, "x", channel=GENERAL, item_ts="13.000300", event_id="EvNA")
         mine = reaction(True, "x", channel=GENERAL, item_ts="13.000300", event_id="EvMINE",
                         user=slack.bot_user_id)  # fmt: skip
@@ -525,20 +528,17 @@ def test_app_acknowledges_events_it_does_not_act_on(
     run(config, answerer, store, scenario)
 
 
-def test_serve_socket_mode_answers_the_shared_envelope_once(
+def test_serve_socket_mode_answers_an_envelope_once(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
 ) -> None:
     config, answerer = indexed
-    envelope = fixture("socket_mode_envelope_app_mention.json")
 
     async def main() -> None:
         async with fake_slack() as slack:
-            payload = envelope["payload"]
-            payload.update(team_id=TEAM, event_id="EvSOCKET")
-            payload["event"].update(
-                channel=GENERAL, user=ASKER, team=TEAM, blocks=[],
-                text=f"<@{slack.bot_user_id}> how do I roll back a deploy?",
-            )  # fmt: skip
+            payload = mention("how do I roll back a deploy?", channel=GENERAL,
+                              ts="1610241741.000200", event_id="EvSOCKET",
+                              bot_user_id=slack.bot_user_id)  # fmt: skip
+            envelope = payloads.socket_mode_envelope(payload, envelope_id="first")
             settings = settings_for(slack).model_copy(
                 update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
             )
@@ -546,7 +546,9 @@ def test_serve_socket_mode_answers_the_shared_envelope_once(
             with_channels(slack)
             slack.push_socket(envelope)
             # Socket Mode redelivers with retry_attempt 1: the store, not the counter, decides.
-            slack.push_socket({**envelope, "envelope_id": "second", "retry_attempt": 1})
+            slack.push_socket(
+                payloads.socket_mode_envelope(payload, envelope_id="second", retry_attempt=1)
+            )
             (post,) = await slack.wait_for("chat.postMessage", timeout=10)
             await _until(lambda: len(slack.socket_acks) == 2)
             await asyncio.sleep(SETTLE_SECONDS)
@@ -556,9 +558,7 @@ def test_serve_socket_mode_answers_the_shared_envelope_once(
             assert post.params["thread_ts"] == "1610241741.000200"
             assert "deploy/rollback.md" in reply_text(post)
             assert len(slack.calls_to("chat.postMessage")) == 1
-            assert {a["envelope_id"] for a in slack.socket_acks} == {
-                envelope["envelope_id"], "second",
-            }  # fmt: skip
+            assert {a["envelope_id"] for a in slack.socket_acks} == {"first", "second"}
 
     asyncio.run(main())
 
@@ -567,7 +567,7 @@ def test_serve_http_mode_listens_on_slack_events_until_cancelled(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
 ) -> None:
     config, answerer = indexed
-    challenge = fixture("url_verification.json")
+    challenge = payloads.url_verification("Jhj5dZrVaK7ZwHHjRyZWjbDl3eZbrw1a")
     with socket.socket() as probe:  # a free port: run_serve takes a number, not a socket
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

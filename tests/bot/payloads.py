@@ -1,0 +1,125 @@
+"""Slack Events API payloads built from scratch, shaped like real deliveries.
+
+The e2e suite replays these, so it runs in any clone; test_payloads.py checks their shape against
+the real payloads in ../shared/slack/fixtures when that folder is present.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+APP_ID = "A0DOCBOTAPP"
+VERIFICATION_TOKEN = "legacy-verification-token"  # deprecated by Slack; Bolt ignores it
+
+
+def app_mention(
+    text: str, *, team: str, channel: str, user: str, ts: str, event_id: str, bot_user_id: str,
+    thread_ts: str | None = None, parent_user_id: str | None = None, ext_shared: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """An `app_mention` callback: `text` mentions the bot first; in a thread when `thread_ts`."""
+    event: dict[str, Any] = {
+        "client_msg_id": str(uuid.uuid5(uuid.NAMESPACE_URL, event_id)),
+        "type": "app_mention",
+        "text": f"<@{bot_user_id}> {text}".rstrip(),
+        "user": user,
+        "ts": ts,
+        "team": team,
+        "blocks": [_rich_text(bot_user_id, text)],
+        "channel": channel,
+        "event_ts": ts,
+    }
+    if thread_ts is not None:
+        event.update(thread_ts=thread_ts, parent_user_id=parent_user_id or user)
+    body = event_callback(event, team=team, event_id=event_id, bot_user_id=bot_user_id)
+    body.update(is_ext_shared_channel=ext_shared, event_context=f"1-app_mention-{team}-{channel}")
+    return body
+
+
+def direct_message(
+    text: str, *, team: str, channel: str, user: str, ts: str, event_id: str, bot_user_id: str
+) -> dict[str, Any]:
+    """A `message` in docbot's DM (the `message.im` subscription)."""
+    event = {
+        "type": "message",
+        "channel": channel,
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "event_ts": ts,
+        "channel_type": "im",
+    }
+    return event_callback(event, team=team, event_id=event_id, bot_user_id=bot_user_id)
+
+
+def reaction(
+    added: bool, emoji: str, *, team: str, channel: str, user: str, item_ts: str,
+    item_user: str, event_id: str, bot_user_id: str,
+) -> dict[str, Any]:  # fmt: skip
+    """`reaction_added` / `reaction_removed` on the message `item_ts` in `channel`."""
+    event = {
+        "type": "reaction_added" if added else "reaction_removed",
+        "user": user,
+        "reaction": emoji,
+        "item_user": item_user,
+        "item": {"type": "message", "channel": channel, "ts": item_ts, "channel_type": "channel"},
+        "event_ts": _now_ts(),
+    }
+    return event_callback(event, team=team, event_id=event_id, bot_user_id=bot_user_id)
+
+
+def event_callback(
+    event: dict[str, Any], *, team: str, event_id: str, bot_user_id: str
+) -> dict[str, Any]:
+    """The `event_callback` envelope every Events API delivery comes in."""
+    return {
+        "token": VERIFICATION_TOKEN,
+        "team_id": team,
+        "api_app_id": APP_ID,
+        "event": event,
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": int(time.time()),
+        "authorizations": [
+            {
+                "enterprise_id": None,
+                "team_id": team,
+                "user_id": bot_user_id,
+                "is_bot": True,
+                "is_enterprise_install": False,
+            }
+        ],
+    }
+
+
+def socket_mode_envelope(
+    payload: dict[str, Any], *, envelope_id: str, retry_attempt: int = 0
+) -> dict[str, Any]:
+    """How Socket Mode wraps an Events API payload; Bolt acks by `envelope_id`."""
+    return {
+        "envelope_id": envelope_id,
+        "payload": payload,
+        "type": "events_api",
+        "accepts_response_payload": False,
+        "retry_attempt": retry_attempt,
+        "retry_reason": "" if retry_attempt == 0 else "timeout",
+    }
+
+
+def url_verification(challenge: str) -> dict[str, Any]:
+    """Sent once when the Request URL is saved in the app's Event Subscriptions."""
+    return {"token": VERIFICATION_TOKEN, "challenge": challenge, "type": "url_verification"}
+
+
+def _rich_text(bot_user_id: str, text: str) -> dict[str, Any]:
+    """The rich-text block Slack adds to a typed message: the mention, then the words."""
+    elements: list[dict[str, Any]] = [{"type": "user", "user_id": bot_user_id}]
+    if text.strip():
+        elements.append({"type": "text", "text": f" {text}"})
+    section = {"type": "rich_text_section", "elements": elements}
+    return {"type": "rich_text", "block_id": uuid.uuid4().hex[:4], "elements": [section]}
+
+
+def _now_ts() -> str:
+    return f"{time.time():.6f}"

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from grounding.untrusted import evidence_block
+from grounding.untrusted import evidence_block, fence_tag
 from retrieval.chunks import Chunk, Hit
 from retrieval.scopes import Scope
 
@@ -60,6 +60,7 @@ class EvidencePacket:
     items: tuple[EvidenceItem, ...]
     omitted: tuple[Omission, ...]
     tokens: int  # evidence tokens used
+    nonce: str = ""  # the fence nonce the blocks were counted with; build_prompt renders with it
 
     def item(self, label: str) -> EvidenceItem | None:
         for item in self.items:
@@ -78,6 +79,7 @@ class _Packing:
 
     policy: PackPolicy
     counter: TokenCounter
+    nonce: str
     items: list[EvidenceItem] = field(default_factory=list)
     omitted: list[Omission] = field(default_factory=list)
     tokens: int = 0
@@ -91,7 +93,7 @@ class _Packing:
         return f"E{len(self.items) + 1 + offset}"
 
     def cost(self, chunk: Chunk, offset: int = 0) -> int:
-        return self.counter.count(evidence_block(self.next_label(offset), chunk))
+        return self.counter.count(evidence_block(self.next_label(offset), chunk, self.nonce))
 
     def fits(self, tokens: int) -> bool:
         return self.tokens + tokens <= self.policy.evidence_tokens
@@ -116,8 +118,14 @@ def pack(
     policy: PackPolicy,
     counter: TokenCounter,
     adjacent: Adjacent | None = None,
+    *,
+    nonce: str = "",
 ) -> EvidencePacket:
     """Select evidence from `hits` (in rank order) under `policy`; ledger every one left out.
+
+    `nonce` (see `untrusted.new_nonce`) is the fence the prompt will use: each block is counted
+    with it, so the budget counts exactly what is sent. The pipeline always passes a fresh one;
+    "" (the bare tag) is for offline tools only.
 
     Order of the rules: a chunk id already packed is a `duplicate`; a score under the minimum is
     `below_min_score`; a text already packed (same digest) is `same_text_as` its representative;
@@ -126,7 +134,8 @@ def pack(
     Neighbours (policy.neighbours, when `adjacent` is given) fill in the start of a procedure or
     the body under a bare heading; they do not count towards the per-source limit.
     """
-    state = _Packing(policy, counter)
+    fence_tag(nonce)  # a nonce that could break the tag fails here, before any counting
+    state = _Packing(policy, counter, nonce)
     for hit in sorted(hits, key=lambda h: h.rank):
         reason = _rejection(state, hit)
         if reason is not None:
@@ -141,6 +150,7 @@ def pack(
         items=_with_same_text(state),
         omitted=tuple(state.omitted),
         tokens=state.tokens,
+        nonce=nonce,
     )
 
 

@@ -1,6 +1,6 @@
 """How one chunk appears in the prompt: a labelled evidence block fenced as untrusted data.
 
-Owns the `<untrusted-source>` delimiter and the neutralizing of anything in document text that
+Owns the `<untrusted-source-NONCE>` fence and the neutralizing of anything in document text that
 could pass for it, so a document can never close its own block or open a forged one.
 """
 
@@ -8,17 +8,32 @@ from __future__ import annotations
 
 import html
 import re
+import secrets
 import unicodedata
 
 from retrieval.chunks import Chunk
 
 TAG = "untrusted-source"
 NEUTRALIZED = "[source delimiter removed]"
+# The fence tag is TAG-<nonce>, fresh per request: a document written in advance cannot close a
+# block whose tag it cannot predict, whatever look-alike letters it uses. A constant length keeps
+# the evidence budget's count of a block the same shape whatever the nonce.
+NONCE_HEX_CHARS = 16
+_NONCE = re.compile(r"[0-9a-z]{0,64}")
 
 # Characters a model may read as angle brackets; NFKC already maps the fullwidth and small forms.
 _ANGLE_LOOKALIKES = str.maketrans(
     {"‹": "<", "〈": "<", "⟨": "<", "˂": "<", "ᐸ": "<"}
     | {"›": ">", "〉": ">", "⟩": ">", "˃": ">", "ᐳ": ">"}
+)
+# Defence in depth behind the nonce: casefolded letters from other scripts (and Latin small
+# capitals) that NFKC leaves alone but that read as the Latin letters of "untrusted source".
+_LETTER_LOOKALIKES = str.maketrans(
+    {"\u0435": "e", "\u043e": "o", "\u0441": "c", "\u0455": "s", "\u0501": "d", "\u0433": "r"}
+    | {"\u0442": "t", "\u043f": "n", "\u0578": "n", "\u057d": "u", "\u0585": "o"}
+    | {"\u03bf": "o", "\u03c5": "u", "\u03c4": "t", "\u03b5": "e", "\u03f2": "c"}
+    | {"\u1d1c": "u", "\u0274": "n", "\u1d1b": "t", "\u0280": "r", "\ua731": "s"}
+    | {"\u1d07": "e", "\u1d05": "d", "\u1d0f": "o", "\u1d04": "c"}
 )
 # Every format (Cf) character of Unicode 14 (Python 3.11); a test holds this to unicodedata.
 INVISIBLE = re.compile(
@@ -33,21 +48,45 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 _TAG_LIKE = re.compile(
     r"(?P<open><[\s/]*)?"
     r"untrusted(?P<sep>[\s_.:\-\u2010-\u2015\u2212]*)source"
+    r"(?:[_\-\u2010-\u2015\u2212][0-9a-z]{1,64}\b)?"  # a guessed or stale fence nonce
     r"(?P<attrs>(?:\s+[a-z_\-:]+\s*=\s*(?:\"[^\"<>\n]{0,80}\"|'[^'<>\n]{0,80}'|[^\s<>]{0,80}))*)"
     r"(?P<close>[\s/]*>)?"
 )
 
 
-def evidence_block(label: str, chunk: Chunk) -> str:
-    """One evidence item exactly as the prompt shows it, and as the budget counts it."""
+def new_nonce() -> str:
+    """A fresh, unpredictable fence nonce for one request; the caller makes it, so rendering
+    stays pure."""
+    return secrets.token_hex(NONCE_HEX_CHARS // 2)
+
+
+def fence_tag(nonce: str) -> str:
+    """The tag name that fences evidence for `nonce`; bare TAG for "" (offline tools only)."""
+    if not _NONCE.fullmatch(nonce):
+        raise ValueError(f"fence nonce {nonce!r} must be 0-64 characters of [0-9a-z]")
+    return f"{TAG}-{nonce}" if nonce else TAG
+
+
+def evidence_block(label: str, chunk: Chunk, nonce: str) -> str:
+    """One evidence item exactly as the prompt shows it, and as the budget counts it.
+
+    Only the label stands outside the fence: path and heading come from documents, so they are
+    data like the text (one line each, so they cannot fake the blank line that ends them).
+    """
+    tag = fence_tag(nonce)
     heading = " > ".join(chunk.heading_path) or "(none)"
-    header = (
-        f"[{label}] {chunk.collection}/{chunk.path}\n"
-        f"heading: {heading}\n"
+    metadata = (
+        f"source: {_one_line(f'{chunk.collection}/{chunk.path}')}\n"
+        f"heading: {_one_line(heading)}\n"
         f"lines: {chunk.start_line}-{chunk.end_line}\n"
-        f"updated: {chunk.updated}\n"
+        f"updated: {_one_line(chunk.updated)}\n"
     )
-    return f'{neutralize(header)}<{TAG} id="{label}">\n{neutralize(chunk.text)}\n</{TAG}>'
+    body = f"{neutralize(metadata)}\n{neutralize(chunk.text)}"
+    return f'[{label}]\n<{tag} id="{label}">\n{body}\n</{tag}>'
+
+
+def _one_line(value: str) -> str:
+    return " ".join(value.split())
 
 
 def neutralize(text: str) -> str:
@@ -74,9 +113,10 @@ def neutralize(text: str) -> str:
 def _may_hide_a_tag(text: str) -> bool:
     """A cheap whole-text fold: without "untrusted" in it, no delimiter can be spelled."""
     decoded = html.unescape(text) if "&" in text else text
-    if not decoded.isascii():
-        decoded = INVISIBLE.sub("", unicodedata.normalize("NFKC", decoded))
-    return "untrusted" in decoded.casefold()
+    if decoded.isascii():
+        return "untrusted" in decoded.casefold()
+    decoded = INVISIBLE.sub("", unicodedata.normalize("NFKC", decoded)).casefold()
+    return "untrusted" in decoded.translate(_LETTER_LOOKALIKES)
 
 
 def _is_tag_like(match: re.Match[str]) -> bool:
@@ -106,7 +146,8 @@ def _fold(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 def _fold_unit(unit: str) -> str:
     out = []
-    for char in unicodedata.normalize("NFKC", unit).translate(_ANGLE_LOOKALIKES).casefold():
+    folded = unicodedata.normalize("NFKC", unit).translate(_ANGLE_LOOKALIKES).casefold()
+    for char in folded.translate(_LETTER_LOOKALIKES):
         # Zero-width and other format characters are invisible to a reader: drop them.
         if unicodedata.category(char) != "Cf":
             out.append(char)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from grounding.evidence import EvidencePacket, PackPolicy, pack
+from grounding.prompt import build_prompt
 from grounding.untrusted import evidence_block
 from retrieval.chunks import Chunk, Hit
 from tests.grounding.fakes import FakeRetriever, WordCounter, hits_of, make_chunk, make_scope
@@ -81,20 +82,42 @@ def test_pack_drops_hits_below_min_score() -> None:
 
 def test_pack_counts_the_rendered_blocks_against_the_budget() -> None:
     chunks = [make_chunk(" ".join([f"word{n}"] * 30), path=f"{n}.md") for n in range(5)]
-    one_block = WordCounter().count(evidence_block("E1", chunks[0]))
+    one_block = WordCounter().count(evidence_block("E1", chunks[0], ""))
     policy = PackPolicy(evidence_tokens=one_block * 2 + 5, neighbours=False)
     packet = _pack(hits_of(*chunks), policy)
     assert len(packet.items) == 2
-    expected = sum(WordCounter().count(evidence_block(i.label, i.chunk)) for i in packet.items)
+    expected = sum(
+        WordCounter().count(evidence_block(i.label, i.chunk, packet.nonce)) for i in packet.items
+    )
     assert packet.tokens == expected <= policy.evidence_tokens
     assert [o.reason for o in packet.omitted] == ["budget"] * 3
+
+
+class CharCounter:
+    """Counts characters, so the fence's nonce changes the count (words would not)."""
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+
+def test_pack_counts_each_block_exactly_as_the_prompt_renders_it() -> None:
+    chunks = [make_chunk(f"fact {n} " * 5, path=f"{n}.md") for n in range(3)]
+    nonce = "0f1e2d3c4b5a6978"
+    policy = PackPolicy(neighbours=False)
+    hits = hits_of(*chunks)
+    packet = pack("q", SCOPE, "gen-1", hits, policy, CharCounter(), nonce=nonce)
+    blocks = [evidence_block(i.label, i.chunk, nonce) for i in packet.items]
+    assert packet.nonce == nonce and len(blocks) == 3
+    assert packet.tokens == sum(len(block) for block in blocks)
+    text = build_prompt(packet).input
+    assert all(block in text for block in blocks)
 
 
 def test_pack_stops_at_the_budget_even_if_a_later_hit_would_fit() -> None:
     big = make_chunk(" ".join(["long"] * 200), path="big.md")
     small = make_chunk("short text", path="small.md")
     first = make_chunk("first hit", path="first.md")
-    budget = WordCounter().count(evidence_block("E1", first)) + 40
+    budget = WordCounter().count(evidence_block("E1", first, "")) + 40
     packet = _pack(hits_of(first, big, small), PackPolicy(evidence_tokens=budget, neighbours=False))
     assert [i.chunk for i in packet.items] == [first]
     assert _reasons(packet) == {big.chunk_id: "budget", small.chunk_id: "budget"}
@@ -141,7 +164,7 @@ def test_pack_adds_the_start_of_a_procedure_before_a_mid_section_hit() -> None:
         ("E2", steps, False),
     ]
     assert packet.tokens == sum(
-        WordCounter().count(evidence_block(i.label, i.chunk)) for i in packet.items
+        WordCounter().count(evidence_block(i.label, i.chunk, packet.nonce)) for i in packet.items
     )
 
 
@@ -164,7 +187,7 @@ def test_pack_neighbours_respect_policy_switch_cap_and_budget() -> None:
     assert [i.chunk for i in off.items] == [steps]
     capped = _pack(hits_of(steps), PackPolicy(neighbour_cap=0), retriever)
     assert [i.chunk for i in capped.items] == [steps]
-    tight = WordCounter().count(evidence_block("E1", steps)) + 3
+    tight = WordCounter().count(evidence_block("E1", steps, "")) + 3
     poor = _pack(hits_of(steps), PackPolicy(evidence_tokens=tight), retriever)
     assert [i.chunk for i in poor.items] == [steps]
 

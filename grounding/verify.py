@@ -101,9 +101,12 @@ def verify(
     url_for: Callable[[Chunk], str | None],
 ) -> Verification:
     """Keep only the claims that cite packet labels and are supported by what they cite."""
+    # First, status and claims must agree: an insufficient response shows no claims (any next to
+    # it contradict the status), and an answered one must make at least one.
     if response.status == "insufficient_context":
-        # Claims next to "insufficient_context" contradict the status: they are not shown.
         return _not_found(not_answered_message(packet), ())
+    if not response.claims:
+        return _not_found(no_claims_message(packet), ())
     kept: list[tuple[str, tuple[EvidenceItem, ...]]] = []
     dropped: list[DroppedClaim] = []
     for claim in response.claims:
@@ -180,6 +183,13 @@ def not_answered_message(packet: EvidencePacket) -> str:
     return (
         f"The documentation this conversation can read ({_collections(packet)}) does not "
         "answer this question."
+    )
+
+
+def no_claims_message(packet: EvidencePacket) -> str:
+    return (
+        f"I found passages in {_collections(packet)}, but the answer made no statement citing "
+        "them, so there is nothing verified to show."
     )
 
 

@@ -10,6 +10,7 @@ from grounding.verify import (
     SUPPORT_THRESHOLD,
     exact_tokens,
     fold_word,
+    no_claims_message,
     support_problem,
     unknown_citations,
     verify,
@@ -172,8 +173,10 @@ def test_verify_insufficient_context_ignores_its_claims() -> None:
 def test_verify_answered_without_claims_is_not_found() -> None:
     result = verify(response(message="Here is my answer: do X."), PACKET, _url)
     assert result.status is AnswerStatus.NOT_FOUND
-    assert "do X" not in result.message
-    assert result.message
+    assert result.message == no_claims_message(PACKET)
+    assert "did not match" not in result.message and "do X" not in result.message
+    assert "made no statement" in result.message
+    assert result.claims == () and result.dropped == ()
 
 
 def test_verify_message_never_carries_model_text() -> None:

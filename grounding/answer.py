@@ -77,6 +77,9 @@ class Answer:
     generator: str = ""
     usage: Usage = Usage()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # For admins (log, stored answer, `docbot ask --json`), never shown in Slack: on an `error`
+    # answer, "<kind>: <the generator's message>", which may name the server's reply.
+    error_detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The answer object of design.md."""
@@ -123,4 +126,5 @@ class Answer:
                 "output_tokens": self.usage.output_tokens,
             },
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "error_detail": self.error_detail,
         }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from grounding.answer import Answer, AnswerStatus, Omitted, Retrieved, Usage
@@ -23,13 +23,34 @@ from grounding.generators.base import (
 from grounding.prompt import build_prompt, correction_note
 from grounding.retriever import Retriever
 from grounding.schema import GroundedResponse
+from grounding.untrusted import new_nonce
 from grounding.verify import Verification, unknown_citations, verify
 from retrieval.chunks import Chunk, Hit
 from retrieval.query import check_question
-from retrieval.scopes import Scope
+from retrieval.scopes import ConversationKind, Scope
 
 # Earlier questions of a thread help retrieval ("and for staging?"); more than a few dilute it.
 CONTEXT_QUESTIONS = 3
+# Every answer names every stage; a stage that did not run took 0.0 ms.
+STAGES = ("retrieve", "pack", "generate", "verify")
+
+_ADMINS = "Try again in a minute; the docbot admins can see the details in its log."
+# What a user reads for each GenerationError kind. The generator's own message can quote the model
+# server (an HTTP body, part of an API key, config advice for admins), so it goes to the log and
+# `Answer.error_detail`, never to the conversation.
+ERROR_MESSAGES: Mapping[str, str] = {
+    "rate_limited": f"The language model is rate limited right now. {_ADMINS}",
+    "timeout": f"The language model took too long to answer. {_ADMINS}",
+    "unavailable": f"The language model is unavailable right now. {_ADMINS}",
+    "auth": f"The language model is unavailable right now. {_ADMINS}",
+    "rejected": f"The language model is unavailable right now. {_ADMINS}",
+    "refusal": "The language model declined to answer this question. Try rephrasing it.",
+    "incomplete": (
+        "The language model could not produce a valid answer this time. Try again, or ask a "
+        "narrower question."
+    ),
+    "invalid": f"The language model could not produce a valid answer this time. {_ADMINS}",
+}
 
 
 class AnswerPipeline:
@@ -67,13 +88,12 @@ class AnswerPipeline:
         question = check_question(question)
         if scope.is_empty:
             return self._finish(_refused(question, scope), scope, hits=0)
-        timings: dict[str, float] = {}
         started = time.perf_counter()
         hits = await asyncio.to_thread(
             self._retriever.search, _query(question, context), scope, self._k
         )
         hits = self._inside(hits, scope)
-        timings["retrieve"] = _ms_since(started)
+        retrieve_ms = _ms_since(started)
         started = time.perf_counter()
         packet = pack(
             question,
@@ -83,8 +103,9 @@ class AnswerPipeline:
             self._policy,
             self._counter,
             self._retriever.adjacent,
+            nonce=new_nonce(),  # unpredictable per request: a document cannot forge the fence
         )
-        timings["pack"] = _ms_since(started)
+        timings = _timings(retrieve=retrieve_ms, pack=_ms_since(started))
         base = _base_answer(question, scope, hits, packet, self._generator.name, timings)
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
@@ -96,14 +117,26 @@ class AnswerPipeline:
         try:
             first = await self._generator.generate(request)
         except GenerationError as exc:
-            base.timings_ms["generate"] = _ms_since(started)
-            return _failed(base, exc)
+            return self._failed(_timed(base, "generate", _ms_since(started)), exc)
         response, usage = await self._regenerate_if_needed(request, first)
-        base.timings_ms["generate"] = _ms_since(started)
+        generated = _timed(replace(base, usage=usage), "generate", _ms_since(started))
         started = time.perf_counter()
         verification = verify(response, packet, self._url_for)
-        base.timings_ms["verify"] = _ms_since(started)
-        return _verified(replace(base, usage=usage), verification)
+        return _verified(_timed(generated, "verify", _ms_since(started)), verification)
+
+    def _failed(self, base: Answer, exc: GenerationError) -> Answer:
+        """An `error` answer: a fixed message for the user; the kind and detail for admins."""
+        detail = f"{exc.kind}: {exc}"
+        self._log.warning(
+            "generation failed kind=%s team=%s channel=%s generator=%s: %s",
+            exc.kind,
+            base.scope.team_id,
+            base.scope.channel_id,
+            base.generator,
+            exc,
+        )
+        message = ERROR_MESSAGES.get(exc.kind, ERROR_MESSAGES["unavailable"])
+        return replace(base, status=AnswerStatus.ERROR, message=message, error_detail=detail)
 
     async def _regenerate_if_needed(
         self, request: GenerationRequest, first: Generation
@@ -119,7 +152,9 @@ class AnswerPipeline:
         except GenerationError as exc:
             # The first response is still verified (its offending claims dropped): better than
             # nothing, and never unchecked.
-            self._log.warning("regeneration failed (%s); verifying the first response", exc.kind)
+            self._log.warning(
+                "regeneration failed kind=%s; verifying the first response: %s", exc.kind, exc
+            )
             return first.response, first.usage
         return second.response, _sum(first.usage, second.usage)
 
@@ -128,9 +163,10 @@ class AnswerPipeline:
         allowed = set(scope.collections)
         kept = tuple(hit for hit in hits if hit.chunk.collection in allowed)
         if len(kept) != len(hits):
-            leaked = [h.chunk.chunk_id for h in hits if h.chunk.collection not in allowed]
+            # Only the count: ids of chunks outside the scope are never logged (scope rule 1).
             self._log.error(
-                "retriever returned %d chunks outside the scope: %s", len(leaked), leaked
+                "retriever returned %d chunks outside the scope; dropped them",
+                len(hits) - len(kept),
             )
         return kept
 
@@ -179,16 +215,35 @@ def _base_answer(
     )
 
 
+def _timings(**measured: float) -> dict[str, float]:
+    return {stage: measured.get(stage, 0.0) for stage in STAGES}
+
+
+def _timed(answer: Answer, stage: str, ms: float) -> Answer:
+    # A new dict on a new Answer: the frozen Answer's dict is never mutated in place.
+    return replace(answer, timings_ms={**answer.timings_ms, stage: ms})
+
+
 def _refused(question: str, scope: Scope) -> Answer:
+    if scope.kind is ConversationKind.UNKNOWN:
+        # The scope is empty because Slack could not tell us what this channel is, not because
+        # it has no access: asking an admin for access would send them after the wrong cause.
+        message = (
+            "I could not verify this channel's access settings with Slack, so I answer nothing "
+            "here for now; try again in a minute."
+        )
+    else:
+        message = (
+            "This conversation may read no collections, so there is no documentation I can "
+            "search here. Ask in a channel that has access, or ask an admin to add this "
+            "channel to a collection in docbot.yml."
+        )
     return Answer(
         status=AnswerStatus.REFUSED,
         question=question,
         scope=scope,
-        message=(
-            "This conversation may read no collections, so there is no documentation I can "
-            "search here. Ask in a channel that has access, or ask an admin to add this "
-            "channel to a collection in docbot.yml."
-        ),
+        message=message,
+        timings_ms=_timings(),
     )
 
 
@@ -198,14 +253,6 @@ def _nothing_found(base: Answer, packet: EvidencePacket) -> Answer:
         base,
         status=AnswerStatus.NOT_FOUND,
         message=f"I found nothing that answers this in the documentation searched ({searched}).",
-    )
-
-
-def _failed(base: Answer, exc: GenerationError) -> Answer:
-    return replace(
-        base,
-        status=AnswerStatus.ERROR,
-        message=f"I could not produce an answer this time ({exc.kind}): {exc}",
     )
 
 

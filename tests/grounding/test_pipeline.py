@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ import pytest
 from grounding.answer import Answer, AnswerStatus, Usage
 from grounding.evidence import PackPolicy
 from grounding.generators.base import GenerationError, GenerationRequest
-from grounding.pipeline import AnswerPipeline
+from grounding.pipeline import ERROR_MESSAGES, AnswerPipeline
 from grounding.schema import GroundedResponse
 from retrieval.chunks import Chunk, Hit
 from retrieval.errors import InputError
@@ -64,9 +65,12 @@ def _pipeline(
     return pipeline, retriever, generator
 
 
+ROTATE_Q = "how often do we rotate the payments key?"
+
+
 def _ask(
     pipeline: AnswerPipeline,
-    question: str = "how often do we rotate the payments key?",
+    question: str = ROTATE_Q,
     scope: Scope = SCOPE,
     context: Sequence[str] = (),
 ) -> Answer:
@@ -91,7 +95,7 @@ def test_answer_returns_verified_claims_with_sources_and_bookkeeping() -> None:
     (request,) = generator.requests
     assert request.user_id == "U1" and request.correction is None
     assert request.packet.items[0].chunk == ROTATE
-    assert '<untrusted-source id="E1">' in request.prompt.input
+    assert f'<untrusted-source-{request.packet.nonce} id="E1">' in request.prompt.input
     json.dumps(answer.to_dict())
 
 
@@ -102,6 +106,46 @@ def test_answer_empty_scope_is_refused_without_searching() -> None:
     assert answer.status is AnswerStatus.REFUSED
     assert "may read no collections" in answer.message
     assert retriever.queries == [] and generator.requests == []
+
+
+def test_answer_unknown_kind_empty_scope_says_the_lookup_failed_not_no_access() -> None:
+    # conversations.info failed: the channel may well have access; asking an admin is wrong.
+    pipeline, retriever, generator = _pipeline([GOOD])
+    answer = _ask(pipeline, scope=Scope("T1", "C9", ConversationKind.UNKNOWN, ()))
+    assert answer.status is AnswerStatus.REFUSED
+    assert "could not verify this channel's access settings with Slack" in answer.message
+    assert "try again in a minute" in answer.message
+    assert "admin" not in answer.message and "docbot.yml" not in answer.message
+    assert retriever.queries == [] and generator.requests == []
+
+
+def test_answer_fences_each_request_with_a_fresh_nonce() -> None:
+    pipeline, _, generator = _pipeline([GOOD])
+    _ask(pipeline)
+    _ask(pipeline)
+    nonces = [request.packet.nonce for request in generator.requests]
+    assert all(re.fullmatch(r"[0-9a-f]{16}", nonce) for nonce in nonces)
+    assert nonces[0] != nonces[1]
+    for request in generator.requests:
+        close = f"</untrusted-source-{request.packet.nonce}>"
+        assert request.prompt.input.count(close) == len(request.packet.items)
+
+
+@pytest.mark.parametrize(
+    ("scope", "script"),
+    [
+        (Scope("T1", "C9", ConversationKind.UNKNOWN, ()), [GOOD]),
+        (make_scope("handbook"), [GOOD]),  # the question below finds nothing: not_found
+        (SCOPE, [GenerationError("timeout", "no answer in 30 s")]),
+        (SCOPE, [GOOD]),
+    ],
+)
+def test_answer_timings_always_name_all_four_stages(scope: Scope, script: list[Script]) -> None:
+    pipeline, _, _ = _pipeline(script)
+    question = "kubernetes pod autoscaling" if scope == make_scope("handbook") else ROTATE_Q
+    answer = _ask(pipeline, question=question, scope=scope)
+    assert set(answer.to_dict()["timings_ms"]) == {"retrieve", "pack", "generate", "verify"}
+    assert all(ms >= 0 for ms in answer.timings_ms.values())
 
 
 def test_answer_without_hits_is_not_found_and_never_calls_the_generator() -> None:
@@ -153,9 +197,37 @@ def test_answer_generator_error_is_an_error_answer() -> None:
     pipeline, _, _ = _pipeline([GenerationError("timeout", "the model did not answer in 30 s")])
     answer = _ask(pipeline)
     assert answer.status is AnswerStatus.ERROR
-    assert "timeout" in answer.message and "30 s" in answer.message
+    assert answer.message == ERROR_MESSAGES["timeout"]
+    assert answer.error_detail == "timeout: the model did not answer in 30 s"
+    assert answer.to_dict()["error_detail"] == answer.error_detail
     assert answer.claims == () and answer.sources == ()
     assert "generate" in answer.timings_ms
+
+
+AUTH_DETAIL = (
+    "the model server rejected the credentials (HTTP 401): Incorrect API key provided: "
+    "sk-proj-****wxyz; check OPENAI_API_KEY"
+)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["auth", "rejected", "unavailable", "rate_limited", "timeout", "refusal", "invalid", "odd"],
+)
+def test_answer_error_message_is_fixed_per_kind_and_the_detail_is_logged(
+    kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    logger = logging.getLogger("test.pipeline.errors")
+    pipeline, _, _ = _pipeline([GenerationError(kind, AUTH_DETAIL)], logger=logger)
+    with caplog.at_level(logging.INFO, logger="test.pipeline.errors"):
+        answer = _ask(pipeline)
+    assert answer.status is AnswerStatus.ERROR
+    for leak in ("sk-", "401", "OPENAI_API_KEY", "credentials", "wxyz"):
+        assert leak not in answer.message
+    assert answer.message == ERROR_MESSAGES.get(kind, ERROR_MESSAGES["unavailable"])
+    assert answer.error_detail == f"{kind}: {AUTH_DETAIL}"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(f"kind={kind}" in w and AUTH_DETAIL in w for w in warnings)
 
 
 def test_answer_failed_regeneration_verifies_the_first_response() -> None:
@@ -196,15 +268,25 @@ class LeakyRetriever(FakeRetriever):
         return super().search(query, everything, k)
 
 
-def test_answer_drops_hits_outside_the_scope_even_if_the_retriever_leaks() -> None:
+def test_answer_drops_hits_outside_the_scope_even_if_the_retriever_leaks(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     generator = RecordingGenerator([insufficient()])
     retriever = LeakyRetriever(CHUNKS)
-    pipeline = AnswerPipeline(retriever, generator, WordCounter(), PackPolicy(), _url)
-    answer = _ask(pipeline, question="rotate the payments key", scope=make_scope("handbook"))
+    logger = logging.getLogger("test.pipeline.leak")
+    pipeline = AnswerPipeline(
+        retriever, generator, WordCounter(), PackPolicy(), _url, logger=logger
+    )
+    with caplog.at_level(logging.DEBUG, logger="test.pipeline.leak"):
+        answer = _ask(pipeline, question="rotate the payments key", scope=make_scope("handbook"))
     assert [r.chunk_id for r in answer.retrieved] == [DEPLOY.chunk_id]
     (request,) = generator.requests
     assert [i.chunk for i in request.packet.items] == [DEPLOY]
     assert "Rotate" not in request.prompt.input
+    # Scope rule 1: what lies outside the scope is never logged, not even its ids.
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "1 chunks outside the scope" in logged
+    assert ROTATE.chunk_id not in logged and "payments" not in logged.split("outside")[1]
 
 
 def test_answer_logs_ids_and_statuses_never_text(caplog: pytest.LogCaptureFixture) -> None:

@@ -44,7 +44,7 @@ from retrieval.engines import (
 )
 from retrieval.errors import DocbotError, IndexNotBuiltError
 from retrieval.files import Skipped
-from retrieval.scopes import Scope
+from retrieval.scopes import Scope, check_exclusive_files
 from retrieval.tokenize import tokenize
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
@@ -128,6 +128,7 @@ def build_index(config: Config, counter: TokenCounter | None = None) -> BuildRep
                 changes.unchanged,
             )
         )
+    _check_exclusive(config, snapshots)
     written = write_index(config, snapshots)
     return BuildReport(
         generation=written.generation,
@@ -143,6 +144,11 @@ def build_index(config: Config, counter: TokenCounter | None = None) -> BuildRep
         engines_built=written.built,
         engines_reused=written.reused,
     )
+
+
+def _check_exclusive(config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> None:
+    files = {name: [record.path for record in snap.files] for name, snap in snapshots.items()}
+    check_exclusive_files(config, files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +362,8 @@ class Index:
         try:
             entries = {entry["name"]: entry for entry in manifest["collections"]}
             snapshots = _load_snapshots(root, config, entries)
+            # Again at load: the config may have changed readers since the index was built.
+            _check_exclusive(config, snapshots)
             engines = _open_engines(root, manifest["sets"], snapshots)
             return cls(config, str(manifest["generation"]), snapshots, engines)
         except (KeyError, TypeError) as exc:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from grounding.retriever import Retriever
-from retrieval.config import Config
-from retrieval.errors import DocbotError, IndexNotBuiltError
+from retrieval.config import Config, load_config
+from retrieval.errors import ConfigError, DocbotError, IndexNotBuiltError
 from retrieval.index import (
     BuildReport,
     CollectionReport,
@@ -292,3 +292,31 @@ def test_index_golden_httpx_questions_rank_their_source_first(tmp_path: Path) ->
         top = index.search(question, _scope(config), 1)[0].chunk
         assert top.path == path, question
         assert heading is None or top.heading == heading, question
+
+
+def test_index_refuses_a_private_file_inside_a_public_folder(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "payments").mkdir(parents=True)
+    (docs / "guide.md").write_text("# Guide\n\nDeploys go out every weekday.\n", encoding="utf-8")
+    (docs / "payments" / "vault.md").write_text(
+        "# Vault\n\nThe vault phrase is saffron-lighthouse.\n", encoding="utf-8"
+    )
+    nested = (
+        "teams: [T1]\ncollections:\n  - {name: handbook, path: docs%s}\n"
+        "  - {name: payments, path: docs/payments, access: private, channels: [C0PAY]}\n"
+    )
+    path = tmp_path / "docbot.yml"
+    path.write_text(nested % "", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"payments/vault\.md is indexed by both"):
+        build_index(load_config(path))
+    path.write_text(nested % ', exclude: ["payments/**"]', encoding="utf-8")
+    build_index(load_config(path))
+    index = Index.load(load_config(path))
+    public = resolve_scope(load_config(path), "T1", "C0GEN", ConversationKind.CHANNEL)
+    assert all("saffron" not in hit.chunk.text for hit in index.search("vault phrase", public, 5))
+    # Two public collections may share files; making one private later is caught at load.
+    path.write_text(nested.replace("access: private, channels: [C0PAY]", "") % "", "utf-8")
+    build_index(load_config(path))
+    path.write_text(nested % "", encoding="utf-8")
+    with pytest.raises(ConfigError, match="indexed by both"):
+        Index.load(load_config(path))

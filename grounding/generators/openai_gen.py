@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal, cast
@@ -28,6 +29,11 @@ from retrieval.errors import ConfigError, DocbotError
 OPENAI_API_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "grounded_response"
 SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
+# Error messages are logged and stored for admins. A server's error body can echo part of the key
+# ("Incorrect API key provided: sk-proj-ab****wxyz"): even a masked one is cut out, and the
+# body is clipped so a verbose local server cannot flood the log.
+_KEY_LIKE = re.compile(r"\b(?:sk|rk|pk)-[\w*.\-]{3,}|\bBearer\s+\S+", re.IGNORECASE)
+SERVER_MESSAGE_CHARS = 300
 
 
 def make_openai_client(
@@ -173,7 +179,7 @@ def read_response(response: Response, model: str) -> GroundedResponse:
             continue
         for part in item.content:
             if part.type == "refusal":
-                raise GenerationError("refusal", f"{model} refused to answer: {part.refusal}")
+                raise _refused(model)
     if response.status == "incomplete":
         details = response.incomplete_details
         reason = details.reason if details is not None else None
@@ -203,11 +209,17 @@ def read_chat_completion(completion: ChatCompletion, model: str) -> GroundedResp
         raise GenerationError("invalid", f"{model} returned no choices")
     choice = completion.choices[0]
     if choice.message.refusal:
-        raise GenerationError("refusal", f"{model} refused to answer: {choice.message.refusal}")
+        raise _refused(model)
     if choice.finish_reason in ("length", "content_filter"):
         reason = "max_output_tokens" if choice.finish_reason == "length" else "content_filter"
         raise _incomplete(model, reason)
     return _validate(choice.message.content or "", model)
+
+
+def _refused(model: str) -> GenerationError:
+    # The refusal text is model output that may quote the evidence or the question, and this
+    # message is logged: documents never reach the log (canary rule), so only the fact is kept.
+    return GenerationError("refusal", f"{model} refused to answer (its refusal text is not kept)")
 
 
 def _incomplete(model: str, reason: str) -> GenerationError:
@@ -259,13 +271,15 @@ def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationErr
     if isinstance(exc, openai.APIConnectionError):
         return GenerationError(
             "unavailable",
-            f"cannot reach the model server for {model}: {exc}; check OPENAI_BASE_URL",
+            f"cannot reach the model server for {model}: {redact(str(exc))}; check OPENAI_BASE_URL",
         )
     if isinstance(exc, openai.APIStatusError):
         return _translate_status(exc, model)
     if isinstance(exc, openai.APIResponseValidationError):
-        return GenerationError("invalid", f"{model}'s server sent a malformed reply: {exc}")
-    return GenerationError("unavailable", f"calling {model} failed: {exc}")
+        return GenerationError(
+            "invalid", f"{model}'s server sent a malformed reply: {redact(str(exc))}"
+        )
+    return GenerationError("unavailable", f"calling {model} failed: {redact(str(exc))}")
 
 
 def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError:
@@ -297,11 +311,18 @@ def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError
 
 def _server_message(exc: openai.APIStatusError) -> str:
     body = exc.body
-    if isinstance(body, Mapping):
-        message = body.get("message")
-        if isinstance(message, str) and message:
-            return message
-    return exc.message
+    message = exc.message
+    if isinstance(body, Mapping) and isinstance(body.get("message"), str) and body["message"]:
+        message = body["message"]
+    return redact(message)
+
+
+def redact(text: str) -> str:
+    """`text` without anything shaped like an API key or bearer token, clipped for the log."""
+    text = _KEY_LIKE.sub("[redacted key]", text)
+    if len(text) > SERVER_MESSAGE_CHARS:
+        return text[:SERVER_MESSAGE_CHARS] + "…"
+    return text
 
 
 @cache

@@ -23,7 +23,7 @@ from grounding.generators.openai_gen import (
     make_openai_client,
     safety_identifier,
 )
-from grounding.pipeline import AnswerPipeline
+from grounding.pipeline import ERROR_MESSAGES, AnswerPipeline
 from grounding.prompt import build_prompt, correction_note
 from grounding.schema import GroundedClaim, GroundedResponse
 from grounding.strict_schema import strict_schema_problems
@@ -240,7 +240,8 @@ def test_generate_refusal_is_a_refusal_error(api: API) -> None:
     outcome, _ = _serve(api, refusal("I can't help with that."))
     error = _error(outcome)
     assert error.kind == "refusal"
-    assert "I can't help with that." in str(error)
+    # The refusal is model text that may quote the evidence, and the message is logged.
+    assert "help with that" not in str(error) and "refused" in str(error)
 
 
 @pytest.mark.parametrize("api", APIS)
@@ -320,6 +321,20 @@ def test_generate_bad_key_is_auth_and_not_retried(api: API) -> None:
     assert error.kind == "auth"
     assert "OPENAI_API_KEY" in str(error)
     assert len(fake.requests) == 1
+
+
+KEY_BODY = (
+    "Incorrect API key provided: sk-proj-abcd************************wxyz. You can find your "
+    "API key at https://platform.openai.com/account/api-keys."
+)
+
+
+@pytest.mark.parametrize("status", [401, 403, 404, 500])
+def test_generate_error_detail_never_carries_a_key_fragment(status: int) -> None:
+    outcome, _ = _serve("responses", fallback=http_error(status, KEY_BODY), max_retries=0)
+    detail = str(_error(outcome))
+    assert "sk-proj" not in detail and "abcd" not in detail and "wxyz" not in detail
+    assert "Incorrect API key provided: [redacted key]" in detail
 
 
 def test_generate_unknown_model_is_rejected_with_a_hint() -> None:
@@ -444,14 +459,24 @@ def test_pipeline_drops_a_claim_whose_number_is_not_in_its_evidence(api: API) ->
 def test_pipeline_answers_error_when_the_model_refuses(api: API) -> None:
     answer_, _ = _ask(api, refusal("I can't help with that."))
     assert answer_.status is AnswerStatus.ERROR
-    assert answer_.claims == () and "refusal" in answer_.message
+    assert answer_.claims == () and answer_.message == ERROR_MESSAGES["refusal"]
+    assert answer_.error_detail.startswith("refusal: ")
 
 
 def test_pipeline_answers_error_when_rate_limited_for_good() -> None:
     answer_, fake = _ask("responses", fallback=http_error(429), max_retries=1)
     assert answer_.status is AnswerStatus.ERROR
-    assert "rate_limited" in answer_.message
+    assert answer_.message == ERROR_MESSAGES["rate_limited"]
+    assert answer_.error_detail.startswith("rate_limited: ")
     assert len(fake.requests) == 2
+
+
+def test_pipeline_bad_key_shows_the_user_no_server_detail() -> None:
+    answer_, _ = _ask("responses", fallback=http_error(401, KEY_BODY))
+    assert answer_.status is AnswerStatus.ERROR
+    assert answer_.message == ERROR_MESSAGES["auth"]
+    assert "401" in answer_.error_detail and "OPENAI_API_KEY" in answer_.error_detail
+    assert "wxyz" not in json.dumps(answer_.to_dict())
 
 
 def test_pipeline_keeps_the_verified_first_reply_when_regeneration_fails() -> None:

@@ -64,6 +64,17 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
+def _ask(
+    capsys: pytest.CaptureFixture[str], config: Path, question: str, *flags: str
+) -> tuple[int, str, str]:
+    return _run(capsys, "ask", question, "--channel", "C0GEN", "--config", str(config), *flags)
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
 def test_cli_index_prints_counts_and_skipped_files(
     config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -121,19 +132,11 @@ def test_cli_search_respects_the_channel_scope(
     assert json.loads(external) == []
 
 
+@pytest.mark.usefixtures("offline")
 def test_cli_ask_answers_offline_with_numbered_sources(
-    indexed: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    indexed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, out, _ = _run(
-        capsys,
-        "ask",
-        "How do I roll back a deploy?",
-        "--channel",
-        "C0GEN",
-        "--config",
-        str(indexed),
-    )
+    code, out, _ = _ask(capsys, indexed, "How do I roll back a deploy?")
     assert code == 0
     assert "deployctl rollback --to PREVIOUS" in out
     assert "[1]" in out and "Sources:" in out
@@ -141,20 +144,11 @@ def test_cli_ask_answers_offline_with_numbered_sources(
     assert "(extractive)" in out
 
 
+@pytest.mark.usefixtures("offline")
 def test_cli_ask_json_is_the_answer_contract(
-    indexed: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    indexed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, out, _ = _run(
-        capsys,
-        "ask",
-        "How do I roll back a deploy?",
-        "--channel",
-        "C0GEN",
-        "--config",
-        str(indexed),
-        "--json",
-    )
+    code, out, _ = _ask(capsys, indexed, "How do I roll back a deploy?", "--json")
     assert code == 0
     result = json.loads(out)
     assert result["status"] == "answered"
@@ -169,38 +163,21 @@ def test_cli_ask_json_is_the_answer_contract(
     assert {"retrieve", "pack", "generate", "verify"} <= set(result["timings_ms"])
 
 
+@pytest.mark.usefixtures("offline")
 def test_cli_ask_not_covered_is_not_found(
-    indexed: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    indexed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, out, _ = _run(
-        capsys,
-        "ask",
-        "What is the capital of Australia?",
-        "--channel",
-        "C0GEN",
-        "--config",
-        str(indexed),
-    )
+    code, out, _ = _ask(capsys, indexed, "What is the capital of Australia?")
     assert code == 0
     assert out.startswith("[not_found]")
     assert "handbook" in out
 
 
+@pytest.mark.usefixtures("offline")
 def test_cli_ask_blocks_is_a_slack_message(
-    indexed: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    indexed: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    code, out, _ = _run(
-        capsys,
-        "ask",
-        "How do I roll back a deploy?",
-        "--channel",
-        "C0GEN",
-        "--config",
-        str(indexed),
-        "--blocks",
-    )
+    code, out, _ = _ask(capsys, indexed, "How do I roll back a deploy?", "--blocks")
     assert code == 0
     message = json.loads(out)
     assert message["text"] and message["blocks"]
@@ -211,7 +188,7 @@ def test_cli_ask_blocks_is_a_slack_message(
 def test_cli_bad_question_is_a_usage_error(
     indexed: Path, capsys: pytest.CaptureFixture[str], question: str
 ) -> None:
-    code, out, err = _run(capsys, "ask", question, "--channel", "C0GEN", "--config", str(indexed))
+    code, out, err = _ask(capsys, indexed, question)
     assert code == 2
     assert out == ""
     assert err.startswith("docbot: the question is")
@@ -290,16 +267,7 @@ def test_cli_ask_uses_the_model_when_a_key_is_set(
     )
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    code, out, _ = _run(
-        capsys,
-        "ask",
-        "How do I roll back a deploy?",
-        "--channel",
-        "C0GEN",
-        "--config",
-        str(indexed),
-        "--json",
-    )
+    code, out, _ = _ask(capsys, indexed, "How do I roll back a deploy?", "--json")
     assert code == 0
     result = json.loads(out)
     assert result["generator"] == "openai:gpt-5-mini"

@@ -228,6 +228,9 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
 def _print_answer(answer: Answer, out: TextIO) -> None:
     if answer.status is not AnswerStatus.ANSWERED:
         print(f"[{answer.status.value}] {answer.message}", file=out)
+        if answer.error_detail:
+            # The command line is the admin's view: the detail Slack users are spared.
+            print(f"detail: {answer.error_detail}", file=out)
         return
     for claim in answer.claims:
         markers = "".join(f"[{n}]" for n in claim.citations)

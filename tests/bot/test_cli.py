@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.grounding.fake_openai import FakeOpenAI, answer
+from tests.grounding.fake_openai import FakeOpenAI, answer, http_error
 
 CANARY = "The vault phrase for payments is saffron-lighthouse-42."
 CONFIG = """\
@@ -275,3 +275,18 @@ def test_cli_ask_uses_the_model_when_a_key_is_set(
     sent = json.dumps(fake_openai.bodies("responses"))
     assert "deployctl rollback" in sent  # the evidence went to the model
     assert "saffron" not in sent  # the private collection did not
+
+
+def test_cli_ask_model_failure_is_an_error_with_its_detail(
+    indexed: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.always("responses", http_error(401, "Incorrect API key provided: sk-te****key"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    code, out, _ = _ask(capsys, indexed, "How do I roll back a deploy?")
+    assert code == 1
+    assert out.startswith("[error] ")
+    assert "detail: " in out and "401" in out

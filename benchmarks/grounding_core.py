@@ -29,6 +29,7 @@ sys.path.insert(0, str(REPO))
 from grounding.evidence import EvidencePacket, PackPolicy, pack  # noqa: E402
 from grounding.prompt import build_prompt  # noqa: E402
 from grounding.schema import GroundedClaim, GroundedResponse  # noqa: E402
+from grounding.untrusted import new_nonce  # noqa: E402
 from grounding.verify import support_problem, verify  # noqa: E402
 from retrieval.chunking import chunk_document  # noqa: E402
 from retrieval.chunks import Chunk, Hit  # noqa: E402
@@ -142,7 +143,7 @@ def _one_question(
     timings: dict[str, list[float]],
 ) -> EvidencePacket:
     started = time.perf_counter()
-    packet = pack(question, scope, "g", hits, PackPolicy(), counter, adjacent)
+    packet = pack(question, scope, "g", hits, PackPolicy(), counter, adjacent, nonce=new_nonce())
     timings["pack"].append((time.perf_counter() - started) * 1000)
     started = time.perf_counter()
     build_prompt(packet)

@@ -8,10 +8,11 @@ rather than letting an exception end in silence.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -33,6 +34,8 @@ from retrieval.scopes import Scope
 log = logging.getLogger("docbot.slack")
 
 WORKING_EMOJI = "eyes"
+# :eyes: is cosmetic: one try, a short timeout, never Retry-After (which can be minutes).
+COSMETIC_TIMEOUT_SECONDS = 5
 UNPOSTED = "unposted:"  # reply_ts prefix of an answer whose reply could not be posted
 INTERNAL_ERROR = (
     "something went wrong on my side while answering (it has been logged for the docbot admins)"
@@ -56,6 +59,35 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+class InFlight:
+    """The listener runs in progress: Bolt starts each after its ack, in a task of its own, so
+    shutdown waits for these to finish their replies (Bolt offers no supported hook for it)."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[object]] = set()
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[None]:
+        """Count the current task as in flight until the block ends."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    def pending(self) -> int:
+        return sum(1 for task in self._tasks if not task.done())
+
+    async def drain(self, seconds: float) -> None:
+        """Wait up to `seconds` for the runs in progress to finish."""
+        pending = [task for task in self._tasks if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=seconds)
+
+
 @dataclass(frozen=True)
 class ListenerDeps:
     config: Config
@@ -63,6 +95,7 @@ class ListenerDeps:
     store: AnswerStore
     policy: ChannelPolicy
     now: Callable[[], datetime] = _utc_now
+    in_flight: InFlight = field(default_factory=InFlight)
 
 
 def register(app: AsyncApp, deps: ListenerDeps) -> None:
@@ -74,7 +107,8 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     ) -> None:
         turn = parse_turn(body, context.bot_user_id)
         if turn is not None:
-            await handle_turn(deps, client, turn)
+            with deps.in_flight.track():
+                await handle_turn(deps, client, turn)
 
     async def on_message(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -82,22 +116,27 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
         turn = parse_turn(body, context.bot_user_id)
         if turn is None:
             return
-        if turn.channel_type == "im":
-            await handle_turn(deps, client, turn)
-        elif turn.in_thread and mentions(_event_text(body), context.bot_user_id):
-            # Only with `message.channels` subscribed; the same message also comes as an
-            # app_mention, and claim_mention lets exactly one of the two through.
-            await handle_reason_only(deps, client, turn)
+        with deps.in_flight.track():
+            if turn.channel_type == "im":
+                await handle_turn(deps, client, turn)
+            elif turn.in_thread and mentions(_event_text(body), context.bot_user_id):
+                # Only with `message.channels` subscribed; the same message also comes as an
+                # app_mention, and claim_mention lets exactly one of the two through.
+                await handle_reason_only(deps, client, turn)
 
     async def on_reaction_added(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
-        await handle_reaction(deps, client, parse_reaction(body), context.bot_user_id, added=True)
+        with deps.in_flight.track():
+            reaction = parse_reaction(body)
+            await handle_reaction(deps, client, reaction, context.bot_user_id, added=True)
 
     async def on_reaction_removed(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
-        await handle_reaction(deps, client, parse_reaction(body), context.bot_user_id, added=False)
+        with deps.in_flight.track():
+            reaction = parse_reaction(body)
+            await handle_reaction(deps, client, reaction, context.bot_user_id, added=False)
 
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
@@ -117,12 +156,12 @@ async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) ->
     if turn.team not in deps.config.teams:
         log.info("ignoring event %s from unconfigured team %s", turn.event_id, turn.team)
         return
-    if not await _claim(deps.store, turn):
-        return
     try:
-        await _respond(deps, client, turn)
+        if await _claim(deps.store, turn):
+            await _respond(deps, client, turn)
     except Exception:
-        # The edge catches broadly so the asker always hears back; the traceback is logged.
+        # The edge catches broadly (a locked database included) so the asker always hears
+        # back; the traceback is logged.
         log.exception("handling event %s in %s failed", turn.event_id, turn.channel)
         await _post(client, turn, render_error(INTERNAL_ERROR))
 
@@ -136,23 +175,33 @@ async def _respond(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> No
     if not turn.text:
         await _post(client, turn, render_help(scope.collections, deps.config.feedback))
         return
-    await _react(client, "reactions_add", turn)
+    cosmetic = _cosmetic_client(client)
+    # In the background: the answer never waits for the :eyes:.
+    eyes = asyncio.create_task(_react(cosmetic, "reactions_add", turn))
     try:
         message, answer = await _answer(deps, turn, scope)
         reply_ts = await _post(client, turn, message)
         if answer is not None:
             await _save(deps, turn, answer, reply_ts)
     finally:
-        await _react(client, "reactions_remove", turn)
+        # Removed only once the add is answered (a removal first would leave the :eyes: on).
+        if await eyes:
+            await _react(cosmetic, "reactions_remove", turn)
 
 
 async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
     """A channel thread reply seen as `message`: record it if it is an awaited reason, else leave
     it unclaimed for the app_mention delivery of the same message."""
-    if turn.team not in deps.config.teams or await _pending_reason(deps.store, turn) is None:
+    if turn.team not in deps.config.teams:
         return
-    if await _claim(deps.store, turn):
-        await _record_reason(deps, client, turn)
+    try:
+        if await _pending_reason(deps.store, turn) is None:
+            return
+        if await _claim(deps.store, turn):
+            await _record_reason(deps, client, turn)
+    except Exception:
+        # Not known to be a reason, so no reply: the app_mention delivery answers the person.
+        log.exception("handling thread reply %s in %s failed", turn.event_id, turn.channel)
 
 
 async def _claim(store: AnswerStore, turn: Turn) -> bool:
@@ -221,12 +270,25 @@ async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | 
         log.exception("storing the answer to event %s failed", turn.event_id)
 
 
-async def _react(client: AsyncWebClient, method: str, turn: Turn) -> None:
-    """:eyes: while working; cosmetic, so a failure (e.g. already_reacted) is only logged."""
+async def _react(client: AsyncWebClient, method: str, turn: Turn) -> bool:
+    """:eyes: while working; cosmetic, so a failure is only logged. True when it took effect."""
     try:
         await getattr(client, method)(channel=turn.channel, timestamp=turn.ts, name=WORKING_EMOJI)
     except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
-        log.warning("%s on %s/%s failed: %s", method, turn.channel, turn.ts, _slack_error(exc))
+        error = _slack_error(exc)
+        log.warning("%s on %s/%s failed: %s", method, turn.channel, turn.ts, error)
+        return error == "already_reacted"
+    return True
+
+
+def _cosmetic_client(client: AsyncWebClient) -> AsyncWebClient:
+    """The same workspace and API as `client`, but one try with a short timeout: a 429 on the
+    :eyes: drops it instead of holding the reply for Retry-After."""
+    return AsyncWebClient(
+        token=client.token, base_url=client.base_url, timeout=COSMETIC_TIMEOUT_SECONDS,
+        ssl=client.ssl, proxy=client.proxy, headers=client.headers, logger=client.logger,
+        retry_handlers=[],
+    )  # fmt: skip
 
 
 # --- feedback --------------------------------------------------------------------------------
@@ -242,11 +304,30 @@ async def handle_reaction(
     kind = _feedback_kind(deps.config, reaction.emoji)
     if kind is None:
         return
+    try:
+        await _record_feedback(deps, client, reaction, kind, bot_user_id, added=added)
+    except Exception:
+        # Runs after the ack: nobody waits on it, so log rather than let Bolt swallow it.
+        log.exception(
+            "recording reaction event %s on %s/%s failed",
+            reaction.event_id, reaction.channel, reaction.ts,
+        )  # fmt: skip
+
+
+async def _record_feedback(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
+    bot_user_id: str | None, *, added: bool,
+) -> None:  # fmt: skip
+    store = deps.store
     record = await asyncio.to_thread(
-        deps.store.find_answer, reaction.team, reaction.channel, reaction.ts
+        store.find_answer, reaction.team, reaction.channel, reaction.ts
     )
     if record is None or record.id is None:
         return  # not a docbot answer
+    # A redelivered reaction_added after its reaction_removed would otherwise mark it again.
+    if not await asyncio.to_thread(store.claim_event, reaction.event_id):
+        log.info("reaction event %s was already handled", reaction.event_id)
+        return
     if added:
         await _add_feedback(deps, client, reaction, kind, record, record.id, bot_user_id)
     else:

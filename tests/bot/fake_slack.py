@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -26,6 +27,7 @@ class Call:
     token: str | None
     status: int = 0  # the HTTP status and JSON the fake answered with
     response: dict[str, Any] = field(default_factory=dict)
+    at: float = field(default_factory=time.monotonic)  # when the request arrived
 
 
 @dataclass
@@ -47,6 +49,7 @@ class FakeSlack:
     _socket_queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
+    _holds: dict[str, asyncio.Event] = field(default_factory=dict)
     _next_ts: int = 1_700_000_000
     _runner: web.AppRunner | None = None
     url: str = ""
@@ -62,6 +65,11 @@ class FakeSlack:
     ) -> None:
         """The next `count` calls of `method` get HTTP `status` (429 with Retry-After, or 5xx)."""
         self._failures.setdefault(method, []).append(_Failure(status, retry_after, count))
+
+    def hold(self, method: str) -> asyncio.Event:
+        """Calls of `method` are recorded at once but answered only after the event is set."""
+        gate = self._holds.setdefault(method, asyncio.Event())
+        return gate
 
     def push_socket(self, envelope: dict[str, Any]) -> None:
         """Deliver a Socket Mode envelope over the (next) WebSocket connection."""
@@ -118,6 +126,9 @@ class FakeSlack:
         token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else params.get("token")
         call = Call(method, params, f"{request.query_string}\n{raw}", token)
         self.calls.append(call)
+        gate = self._holds.get(method)
+        if gate is not None:
+            await gate.wait()
         failure = self._take_failure(method)
         headers = {}
         if failure is not None:

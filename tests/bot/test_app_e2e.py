@@ -11,11 +11,12 @@ import contextlib
 import copy
 import io
 import json
+import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, cast
 
 import aiohttp
 import pytest
@@ -26,7 +27,7 @@ from bot.feedback import feedback_command
 from bot.runtime import make_pipeline
 from bot.serve import run_serve
 from bot.settings import SettingsError
-from bot.store import SQLiteAnswerStore
+from bot.store import AnswerStore, SQLiteAnswerStore, StoreError
 from grounding.answer import Answer
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
@@ -81,7 +82,7 @@ def with_channels(slack: FakeSlack) -> FakeSlack:
 Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]
 
 
-def run(config: Config, answerer: Answerer, store: SQLiteAnswerStore, scenario: Scenario) -> None:
+def run(config: Config, answerer: Answerer, store: AnswerStore, scenario: Scenario) -> None:
     async def main() -> None:
         async with (
             fake_slack() as slack,
@@ -427,16 +428,141 @@ def test_app_rate_limited_post_is_retried_and_lands(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
-        slack.fail_next("chat.postMessage", 429, retry_after=0)
+        slack.fail_next("chat.postMessage", 429, retry_after=1)
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "10.000100"))
         first, second = await slack.wait_for("chat.postMessage", 2)
         assert first.params == second.params
+        assert first.status == 429 and second.response.get("ok")
+        assert second.at - first.at >= 1.0  # Slack's Retry-After was honoured
         await slack.wait_for("reactions.remove")
         assert store.thread_questions(TEAM, GENERAL, "10.000100") == (
             "how do I roll back a deploy?",
         )
 
     run(config, answerer, store, scenario)
+
+
+def test_app_eyes_never_hold_up_the_answer(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """:eyes: is cosmetic: a slow reactions.add must not delay the reply, and the removal still
+    comes once the add has been answered (else the :eyes: would stay)."""
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        gate = slack.hold("reactions.add")
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "18.000100"))
+        (post,) = await slack.wait_for("chat.postMessage")
+        assert "Sources" in reply_text(post)
+        assert slack.calls_to("reactions.remove") == []  # the add is still unanswered
+        released = time.monotonic()
+        gate.set()
+        (remove,) = await slack.wait_for("reactions.remove")
+        assert remove.at >= released and remove.params["name"] == "eyes"
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_rate_limited_eyes_are_dropped_not_waited_for(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """A 429 on reactions.add would otherwise stall the answer for Retry-After (minutes)."""
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.fail_next("reactions.add", 429, retry_after=30)
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "19.000100"))
+        (post,) = await slack.wait_for("chat.postMessage")
+        assert "Sources" in reply_text(post)
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert len(slack.calls_to("reactions.add")) == 1  # not retried
+        assert slack.calls_to("reactions.remove") == []  # nothing was added, nothing to remove
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_redelivered_reaction_after_its_removal_changes_nothing(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """Slack may redeliver reaction_added after the reaction_removed that followed it."""
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "20.000100"))
+        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        added = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX20")
+        await app.send(added)
+        await slack.wait_for("chat.postEphemeral")
+        await app.send(reaction(False, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvR20"))
+        await _until(lambda: store.feedback_entries(wrong_only=False) == ())
+        await app.send(added, retry=1)
+        await asyncio.sleep(SETTLE_SECONDS)
+        assert store.feedback_entries(wrong_only=False) == ()
+        assert len(slack.calls_to("chat.postEphemeral")) == 1
+
+    run(config, answerer, store, scenario)
+
+
+class FailingStore:
+    """The real store, except that the named methods fail as a locked or full database does."""
+
+    def __init__(self, inner: SQLiteAnswerStore, *failing: str) -> None:
+        self.inner = inner
+        self.failing = set(failing)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self.failing:
+
+            def fail(*args: object) -> NoReturn:
+                raise StoreError(f"cannot write {self.inner.path}: database is locked")
+
+            return fail
+        return getattr(self.inner, name)
+
+
+def test_app_store_failure_on_a_question_is_told_to_the_asker(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    config, answerer = indexed
+    broken = cast(AnswerStore, FailingStore(store, "claim_event"))
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "21.000100"))
+        (post,) = await slack.wait_for("chat.postMessage")
+        assert "something went wrong on my side" in reply_text(post)
+        assert post.params["thread_ts"] == "21.000100"
+
+    with caplog.at_level(logging.ERROR):
+        run(config, answerer, broken, scenario)
+    assert any("Ev21000100" in r.getMessage() for r in _errors(caplog, "docbot.slack"))
+    assert _errors(caplog, "docbot.slack.bolt") == []  # nothing escaped to Bolt
+
+
+def test_app_store_failure_on_a_reaction_is_logged_not_raised(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    config, answerer = indexed
+    broken = cast(AnswerStore, FailingStore(store, "find_answer", "pending_reason"))
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(reaction(True, "x", channel=GENERAL, item_ts="22.000200", event_id="EvX22"))
+        reason = ask(slack, "it is wrong", GENERAL, "22.000300", thread_ts="22.000100")
+        as_message = copy.deepcopy(reason)
+        as_message["event_id"] = "EvMSG22"
+        as_message["event"].update(type="message", channel_type="channel")
+        await app.send(as_message)
+        await _until(lambda: len(_errors(caplog, "docbot.slack")) >= 2)
+        await asyncio.sleep(SETTLE_SECONDS)
+
+    with caplog.at_level(logging.ERROR):
+        run(config, answerer, broken, scenario)
+    logged = " ".join(r.getMessage() for r in _errors(caplog, "docbot.slack"))
+    assert "EvX22" in logged and "EvMSG22" in logged
+    assert _errors(caplog, "docbot.slack.bolt") == []
+
+
+def _errors(caplog: pytest.LogCaptureFixture, logger: str) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == logger and r.levelno >= logging.ERROR]
 
 
 def test_app_failed_post_is_logged_and_the_answer_kept(
@@ -593,6 +719,40 @@ def test_serve_http_mode_listens_on_slack_events_until_cancelled(
     asyncio.run(main())
 
 
+def test_serve_shutdown_lets_an_answer_in_progress_post_its_reply(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """Cancelled mid-answer (Ctrl-C), run_serve returns only after the reply was posted."""
+    config, real = indexed
+    slow = SlowAnswerer(real, seconds=0.5)
+    port = _free_port()
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            server = asyncio.create_task(run_serve(
+                config, settings_for(with_channels(slack)), slow, store, port=port,
+                host="127.0.0.1",
+            ))  # fmt: skip
+            await _until(lambda: _listening(port))
+            async with aiohttp.ClientSession() as session:
+                url = f"http://127.0.0.1:{port}/slack/events"
+                await post_event(session, url, ask(slack, "how do I roll back?", GENERAL, "23.1"))
+            await asyncio.wait_for(slow.started.wait(), 5)
+            server.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await server
+            assert [c.params["thread_ts"] for c in slack.posted()] == ["23.1"]
+
+    asyncio.run(main())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:  # run_serve takes a port number, not a socket
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def _listening(port: int) -> bool:
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
@@ -633,6 +793,23 @@ class RecordingAnswerer:
         user_id: str | None = None,
     ) -> Answer:  # fmt: skip
         self.calls.append((question, tuple(context)))
+        return await self.inner.answer(question, scope, context=context, user_id=user_id)
+
+
+class SlowAnswerer:
+    """The real pipeline, after `seconds` of thinking; `started` is set when a question comes."""
+
+    def __init__(self, inner: Answerer, seconds: float) -> None:
+        self.inner = inner
+        self.seconds = seconds
+        self.started = asyncio.Event()
+
+    async def answer(
+        self, question: str, scope: Scope, *, context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:  # fmt: skip
+        self.started.set()
+        await asyncio.sleep(self.seconds)
         return await self.inner.answer(question, scope, context=context, user_id=user_id)
 
 

@@ -15,13 +15,13 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.listeners import Answerer, ListenerDeps, register
+from bot.listeners import Answerer, InFlight, ListenerDeps, register
 from bot.policy import ChannelPolicy, slack_channel_lookup
 from bot.settings import Settings
 from bot.store import AnswerStore
 from retrieval.config import Config
 
-__all__ = ["Answerer", "build_app", "make_slack_client"]
+__all__ = ["Answerer", "InFlight", "build_app", "make_slack_client"]
 
 SLACK_API_URL = "https://slack.com/api/"
 # Slack asks clients to wait Retry-After on 429; two tries cover a burst without stalling a reply.
@@ -51,6 +51,7 @@ def build_app(
     config: Config,
     client: AsyncWebClient | None = None,
     policy: ChannelPolicy | None = None,
+    in_flight: InFlight | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
@@ -71,6 +72,9 @@ def build_app(
         name="docbot",
     )
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
-    deps = ListenerDeps(config=config, answerer=answerer, store=store, policy=policy)
+    deps = ListenerDeps(
+        config=config, answerer=answerer, store=store, policy=policy,
+        in_flight=in_flight or InFlight(),
+    )  # fmt: skip
     register(app, deps)
     return app

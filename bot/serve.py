@@ -17,7 +17,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
-from bot.listeners import Answerer
+from bot.listeners import Answerer, InFlight
 from bot.settings import Settings, SettingsError
 from bot.store import AnswerStore
 from retrieval.config import Config
@@ -28,7 +28,6 @@ log = logging.getLogger("docbot.serve")
 EVENTS_PATH = "/slack/events"
 # On shutdown, answers already acknowledged get this long to finish before the loop closes.
 DRAIN_SECONDS = 20.0
-_LISTENER_TASK = "run_ack_function_asynchronously"
 
 
 def http_app(app: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
@@ -57,7 +56,8 @@ async def run_serve(
     host: str = "0.0.0.0",
 ) -> None:
     """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens."""
-    app = build_app(settings, answerer, store, config=config)
+    in_flight = InFlight()
+    app = build_app(settings, answerer, store, config=config, in_flight=in_flight)
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
     if identity.get("team_id") not in config.teams:
@@ -73,7 +73,7 @@ async def run_serve(
         else:
             await _serve_http(app, host, port)
     finally:
-        await _drain(DRAIN_SECONDS)
+        await _drain(in_flight, DRAIN_SECONDS)
 
 
 async def check_token(client: AsyncWebClient) -> dict[str, object]:
@@ -138,18 +138,9 @@ async def _socket_url(client: AsyncWebClient, app_token: str) -> str:
     return str(response["url"])
 
 
-async def _drain(seconds: float) -> None:
-    """Bolt runs each listener as its own task after the ack: let those finish their replies.
-
-    They are recognised by the name of Bolt's wrapper coroutine; should Bolt rename it, nothing
-    is drained and shutdown is merely less graceful.
-    """
-    pending = [
-        task
-        for task in asyncio.all_tasks()
-        if not task.done() and _LISTENER_TASK in getattr(task.get_coro(), "__qualname__", "")
-    ]
-    if pending:
-        log.info("waiting up to %.0fs for %d answer(s) in progress", seconds, len(pending))
+async def _drain(in_flight: InFlight, seconds: float) -> None:
+    """Answers already acknowledged get `seconds` to post their replies before the loop closes."""
+    if pending := in_flight.pending():
+        log.info("waiting up to %.0fs for %d answer(s) in progress", seconds, pending)
         with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait(pending, timeout=seconds)
+            await in_flight.drain(seconds)

@@ -12,7 +12,7 @@ from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk
 from retrieval.config import CollectionConfig, SearchConfig
 from retrieval.errors import DocbotError
-from retrieval.files import Skipped, SourceText, discover, file_dates, read_source
+from retrieval.files import Skipped, SourceText, file_dates, find_files, read_source
 from retrieval.tokens import TokenCounter
 
 # Bump when chunk_document's output changes for the same input, so old snapshots are not reused.
@@ -77,10 +77,10 @@ def scan_collection(
     key = chunking_key(search)
     reusable = previous if previous is not None and previous.chunking == key else None
     before = {record.path: record for record in reusable.files} if reusable else {}
-    paths = discover(collection)
-    dates = file_dates(root, paths)
-    scan = _Scan(collection, search, counter, before, dates)
-    for path in paths:
+    found = find_files(collection)
+    dates = file_dates(root, found.paths)
+    scan = _Scan(collection, search, counter, before, dates, skipped=list(found.skipped))
+    for path in found.paths:
         scan.visit(path)
     snapshot = CollectionSnapshot(collection.name, tuple(scan.files), tuple(scan.skipped), key)
     return snapshot, scan.changes(previous, frozenset(r.path for r in snapshot.files))

@@ -11,7 +11,7 @@ import os
 import re
 import stat as stat_module
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -53,26 +53,45 @@ class Skipped:
     reason: str  # human readable: "binary file (NUL bytes)", "empty file", ...
 
 
-def discover(collection: CollectionConfig) -> tuple[str, ...]:
+@dataclass(frozen=True, slots=True)
+class FoundFiles:
+    paths: tuple[str, ...]  # relative posix paths, sorted
+    skipped: tuple[Skipped, ...]  # folders that could not be listed, path ending in "/"
+
+
+def find_files(collection: CollectionConfig) -> FoundFiles:
     """Relative posix paths under the root that match `include` and not `exclude`, sorted.
 
     Hidden files and folders (".git", ".venv", ...) are ignored; symlinked folders are not
-    entered, and a symlinked file counts only if it points inside the root.
+    entered, and a symlinked file counts only if it points inside the root. A folder that
+    cannot be listed is reported, unless `exclude` drops everything in it.
     """
     root = Path(collection.path)
     include = tuple(glob_regex(p) for p in collection.include)
     exclude = tuple(glob_regex(p) for p in collection.exclude)
+    unlisted: list[OSError] = []
     found = [
         rel
-        for rel in _walk(root)
+        for rel in _walk(root, unlisted.append)
         if any(p.fullmatch(rel) for p in include) and not any(p.fullmatch(rel) for p in exclude)
     ]
-    return tuple(sorted(found))
+    skipped = []
+    for error in unlisted:
+        folder = _folder_path(root, error)
+        if not any(p.fullmatch(folder) for p in exclude):
+            reason = f"cannot list folder: {error.strerror or error}"
+            skipped.append(Skipped(collection.name, folder, reason))
+    return FoundFiles(tuple(sorted(found)), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
-def _walk(root: Path) -> Iterator[str]:
+def discover(collection: CollectionConfig) -> tuple[str, ...]:
+    """The paths `find_files` finds, for callers that do not report skipped folders."""
+    return find_files(collection).paths
+
+
+def _walk(root: Path, on_error: Callable[[OSError], None]) -> Iterator[str]:
     real_root = root.resolve()
-    for folder, dirs, files in os.walk(root, onerror=None, followlinks=False):
+    for folder, dirs, files in os.walk(root, onerror=on_error, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder)
         for name in files:
@@ -84,6 +103,15 @@ def _walk(root: Path) -> Iterator[str]:
             if not path.is_file():  # a FIFO or socket would block or fail the reader
                 continue
             yield path.relative_to(root).as_posix()
+
+
+def _folder_path(root: Path, error: OSError) -> str:
+    """The folder as `sub/folder/` below the root, or `./` for the root itself."""
+    try:
+        rel = Path(os.fsdecode(error.filename)).relative_to(root).as_posix()
+    except (TypeError, ValueError):
+        return "./"
+    return "./" if rel == "." else rel + "/"
 
 
 @lru_cache(maxsize=256)

@@ -12,6 +12,7 @@ from retrieval.config import CollectionConfig, SearchConfig
 from retrieval.errors import DocbotError
 from retrieval.tokens import TokenCounter
 from tests.retrieval.ingest_fakes import WordCounter
+from tests.retrieval.test_files import too_deep_to_list
 
 SEARCH = SearchConfig(chunk_tokens=50)
 
@@ -120,3 +121,16 @@ def test_scan_collection_missing_folder_is_an_error_not_an_empty_collection(
 
     with pytest.raises(DocbotError, match=r"folder .*nowhere does not exist"):
         _scan(collection, WordCounter())
+
+
+def test_scan_collection_lists_a_folder_it_cannot_read_as_skipped(tmp_path: Path) -> None:
+    collection = _docs(tmp_path)
+    unlisted = too_deep_to_list(tmp_path / "gamma")
+
+    snapshot, _ = _scan(collection, WordCounter())
+
+    assert [r.path for r in snapshot.files] == ["alpha.md", "beta.md", "gamma/notes.md"]
+    folder, binary = snapshot.skipped
+    assert folder.path.startswith(unlisted.relative_to(tmp_path).as_posix() + "/")
+    assert folder.reason == "cannot list folder: File name too long"
+    assert (binary.path, binary.reason) == ("image.md", "binary file (NUL bytes)")

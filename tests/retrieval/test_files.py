@@ -17,6 +17,7 @@ from retrieval.files import (
     decode_text,
     discover,
     file_dates,
+    find_files,
     glob_regex,
     parse_git_log,
     read_source,
@@ -240,3 +241,66 @@ def test_read_source_fifo_is_skipped_without_blocking(tmp_path: Path) -> None:
 
 def test_parse_git_log_ignores_a_garbled_date() -> None:
     assert parse_git_log("\x01soon\0\na.md\0", frozenset({"a.md"})) == {}
+
+
+def too_deep_to_list(parent: Path) -> Path:
+    """A real folder whose path is over PATH_MAX, so listing it fails with ENAMETOOLONG.
+
+    Made through directory file descriptors; unlike a chmod 000 folder this also fails for root,
+    and it takes the same error path as any folder the walk cannot list.
+    """
+    parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    name = "d" * 200
+    try:
+        for _ in range(22):
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open(os.open("lost.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as out:
+            out.write("# Lost\n\ntext\n")
+    finally:
+        os.close(fd)
+    return parent / name
+
+
+def test_find_files_reports_a_folder_it_cannot_list(tmp_path: Path) -> None:
+    _tree(tmp_path, "keep.md", "deep/kept.md")
+    unlisted = too_deep_to_list(tmp_path / "deep")
+    collection = CollectionConfig(name="docs", path=tmp_path)
+
+    found = find_files(collection)
+
+    assert found.paths == ("deep/kept.md", "keep.md")
+    [skipped] = found.skipped
+    assert skipped.collection == "docs"
+    assert skipped.path.startswith(unlisted.relative_to(tmp_path).as_posix() + "/")
+    assert skipped.path.endswith("/")  # a folder, not a file
+    assert skipped.reason == "cannot list folder: File name too long"
+    assert discover(collection) == found.paths
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 folder anyway")
+def test_find_files_reports_a_folder_without_read_permission(tmp_path: Path) -> None:
+    _tree(tmp_path, "keep.md", "locked/secret.md")
+    (tmp_path / "locked").chmod(0)
+    try:
+        found = find_files(CollectionConfig(name="docs", path=tmp_path))
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+
+    assert found.paths == ("keep.md",)
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        ("locked/", "cannot list folder: Permission denied")
+    ]
+
+
+def test_find_files_says_nothing_of_an_excluded_folder_it_cannot_list(tmp_path: Path) -> None:
+    _tree(tmp_path, "keep.md")
+    too_deep_to_list(tmp_path / "archive")
+    collection = CollectionConfig(name="docs", path=tmp_path, exclude=("archive/**",))
+
+    found = find_files(collection)
+
+    assert (found.paths, found.skipped) == (("keep.md",), ())

@@ -234,7 +234,9 @@ def _print_answer(answer: Answer, out: TextIO) -> None:
         return
     for claim in answer.claims:
         markers = "".join(f"[{n}]" for n in claim.citations)
-        print(f"- {claim.text} {markers}", file=out)
+        # Continuation lines (code blocks, lists) are indented under their bullet.
+        text = claim.text.replace("\n", "\n  ")
+        print(f"- {text} {markers}", file=out)
     print("\nSources:", file=out)
     for s in answer.sources:
         heading = f" § {s.heading}" if s.heading else ""

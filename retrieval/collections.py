@@ -51,6 +51,8 @@ class ScanChanges:
     changed: tuple[str, ...]  # indexed before and now, content differs: re-chunked
     deleted: tuple[str, ...]  # indexed before, gone now (removed, excluded or now skipped)
     unchanged: int  # indexed before and now with the same content
+    # About this scan as a whole, e.g. why file dates fell back to modification times.
+    notes: tuple[str, ...] = ()
 
     @property
     def any(self) -> bool:
@@ -78,12 +80,14 @@ def scan_collection(
     reusable = previous if previous is not None and previous.chunking == key else None
     before = {record.path: record for record in reusable.files} if reusable else {}
     found = find_files(collection)
-    dates = file_dates(root, found.paths)
+    dates, dates_note = file_dates(root, found.paths)
     scan = _Scan(collection, search, counter, before, dates, skipped=list(found.skipped))
     for path in found.paths:
         scan.visit(path)
     snapshot = CollectionSnapshot(collection.name, tuple(scan.files), tuple(scan.skipped), key)
-    return snapshot, scan.changes(previous, frozenset(r.path for r in snapshot.files))
+    changes = scan.changes(previous, frozenset(r.path for r in snapshot.files))
+    notes = (dates_note,) if dates_note else ()
+    return snapshot, dataclasses.replace(changes, notes=notes)
 
 
 @dataclass(slots=True)

@@ -70,7 +70,8 @@ class BuildReport:
     generation: str
     collections: tuple[CollectionReport, ...]
     skipped: tuple[Skipped, ...]
-    notes: tuple[tuple[str, str, str], ...]  # (collection, path, note)
+    # (collection, path, note); path "" when the note is about the whole collection.
+    notes: tuple[tuple[str, str, str], ...]
     seconds: float
     engines_built: int = 0  # collection sets whose content changed since the last build
     engines_reused: int = 0
@@ -112,11 +113,13 @@ def build_index(config: Config, counter: TokenCounter | None = None) -> BuildRep
     counter = counter if counter is not None else TiktokenCounter()
     snapshots: dict[str, CollectionSnapshot] = {}
     reports = []
+    scan_notes: list[tuple[str, str, str]] = []
     for collection in config.collections:
         snapshot, changes = scan_collection(
             collection, config.search, counter, previous.get(collection.name)
         )
         snapshots[collection.name] = snapshot
+        scan_notes += [(collection.name, "", note) for note in changes.notes]
         reports.append(
             CollectionReport(
                 collection.name,
@@ -134,11 +137,14 @@ def build_index(config: Config, counter: TokenCounter | None = None) -> BuildRep
         generation=written.generation,
         collections=tuple(reports),
         skipped=tuple(s for snap in snapshots.values() for s in snap.skipped),
-        notes=tuple(
-            (snap.name, record.path, record.note)
-            for snap in snapshots.values()
-            for record in snap.files
-            if record.note
+        notes=(
+            *scan_notes,
+            *(
+                (snap.name, record.path, record.note)
+                for snap in snapshots.values()
+                for record in snap.files
+                if record.note
+            ),
         ),
         seconds=time.perf_counter() - started,
         engines_built=written.built,

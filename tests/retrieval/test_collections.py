@@ -12,7 +12,7 @@ from retrieval.config import CollectionConfig, SearchConfig
 from retrieval.errors import DocbotError
 from retrieval.tokens import TokenCounter
 from tests.retrieval.ingest_fakes import WordCounter
-from tests.retrieval.test_files import too_deep_to_list
+from tests.retrieval.test_files import broken_checkout, too_deep_to_list
 
 SEARCH = SearchConfig(chunk_tokens=50)
 
@@ -134,3 +134,20 @@ def test_scan_collection_lists_a_folder_it_cannot_read_as_skipped(tmp_path: Path
     assert folder.path.startswith(unlisted.relative_to(tmp_path).as_posix() + "/")
     assert folder.reason == "cannot list folder: File name too long"
     assert (binary.path, binary.reason) == ("image.md", "binary file (NUL bytes)")
+
+
+def test_scan_collection_notes_why_git_dates_were_not_used(tmp_path: Path) -> None:
+    collection = _docs(tmp_path)
+    broken_checkout(tmp_path, ["alpha.md"])
+
+    snapshot, changes = _scan(collection, WordCounter())
+
+    assert len(snapshot.files) == 3  # dated by mtime instead
+    [note] = changes.notes
+    assert "git log failed: fatal: bad object HEAD" in note
+
+
+def test_scan_collection_outside_git_has_no_notes(tmp_path: Path) -> None:
+    _, changes = _scan(_docs(tmp_path), WordCounter())
+
+    assert changes.notes == ()

@@ -6,12 +6,14 @@ import hashlib
 import os
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from retrieval.config import CollectionConfig
 from retrieval.files import (
+    FileDates,
     Skipped,
     SourceText,
     decode_text,
@@ -191,7 +193,7 @@ def test_file_dates_without_git_use_the_mtime(tmp_path: Path) -> None:
     _tree(tmp_path, "a.md")
     os.utime(tmp_path / "a.md", (1_600_000_000, 1_600_000_000))  # 2020-09-13 UTC
 
-    assert file_dates(tmp_path, ["a.md"]) == {"a.md": "2020-09-13"}
+    assert file_dates(tmp_path, ["a.md"]) == FileDates({"a.md": "2020-09-13"}, "")
 
 
 def test_file_dates_in_a_git_checkout_use_the_last_commit(tmp_path: Path) -> None:
@@ -203,19 +205,18 @@ def test_file_dates_in_a_git_checkout_use_the_last_commit(tmp_path: Path) -> Non
     (tmp_path / "docs/new.md").write_text("# changed\n", encoding="utf-8")
     _commit(tmp_path, ["docs/new.md"], "2022-07-08T23:30:00-05:00")
 
-    dates = file_dates(tmp_path / "docs", ["old.md", "new.md", "untracked.md"])
+    dates, note = file_dates(tmp_path / "docs", ["old.md", "new.md", "untracked.md"])
 
     assert dates == {"old.md": "2021-03-04", "new.md": "2022-07-09", "untracked.md": "2020-09-13"}
+    assert note == ""
 
 
-def _commit(repo: Path, paths: list[str], when: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_DATE": when,
-        "GIT_COMMITTER_DATE": when,
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
+# Neither the machine's nor the user's git settings (a `safe.directory = *`) apply in these tests.
+_NO_GIT_CONFIG = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def _commit(repo: Path, paths: list[str], when: str = "2021-03-04T05:06:07+00:00") -> None:
+    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when, **_NO_GIT_CONFIG}
     identity = ["-c", "user.name=Docs", "-c", "user.email=docs@example.com"]
     for args in (["init", "-q"], ["add", *paths], [*identity, "commit", "-q", "-m", "docs"]):
         subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
@@ -304,3 +305,97 @@ def test_find_files_says_nothing_of_an_excluded_folder_it_cannot_list(tmp_path: 
     found = find_files(collection)
 
     assert (found.paths, found.skipped) == (("keep.md",), ())
+
+
+def broken_checkout(repo: Path, paths: list[str]) -> None:
+    """Commit `paths`, then lose every commit and tree: `git log` fails with "bad object HEAD"."""
+    _needs_git()
+    _commit(repo, paths)
+    for folder in (repo / ".git" / "objects").glob("??"):
+        shutil.rmtree(folder)
+
+
+def _needs_git() -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+
+
+def test_file_dates_outside_a_checkout_or_before_the_first_commit_say_nothing(
+    tmp_path: Path,
+) -> None:
+    _needs_git()
+    _tree(tmp_path, "plain/a.md", "fresh/a.md")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "fresh")], check=True, env=_git_env())
+
+    assert file_dates(tmp_path / "plain", ["a.md"]).note == ""
+    assert file_dates(tmp_path / "fresh", ["a.md"]).note == ""
+
+
+def test_file_dates_broken_repository_falls_back_to_mtime_with_gits_reason(
+    tmp_path: Path,
+) -> None:
+    _needs_git()
+    _tree(tmp_path, "a.md")
+    broken_checkout(tmp_path, ["a.md"])
+    os.utime(tmp_path / "a.md", (1_600_000_000, 1_600_000_000))
+
+    dates, note = file_dates(tmp_path, ["a.md"])
+
+    assert dates == {"a.md": "2020-09-13"}
+    assert note.startswith("dates are file modification times, not commit dates: ")
+    assert "git log failed: fatal: bad object HEAD" in note
+    assert f"git -C {tmp_path} log -1" in note
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a checkout to another user")
+def test_file_dates_dubious_ownership_is_noted_not_swallowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _needs_git()
+    for name, value in _NO_GIT_CONFIG.items():
+        monkeypatch.setenv(name, value)
+    repo = tmp_path / "repo"
+    _tree(repo, "a.md")
+    _commit(repo, ["a.md"])
+    for path in (repo, *repo.rglob("*")):
+        os.lchown(path, 12345, 12345)
+
+    dates, note = file_dates(repo, ["a.md"])
+
+    assert dates == {"a.md": _mtime(repo / "a.md")}
+    assert f"git log failed: fatal: detected dubious ownership in repository at '{repo}'" in note
+    assert "\n" not in note  # only git's first line
+
+
+def test_file_dates_git_that_hangs_is_cut_off_and_noted(tmp_path: Path) -> None:
+    _tree(tmp_path, "a.md")
+    slow_git = tmp_path / "slow-git"
+    slow_git.write_text("#!/bin/sh\nexec sleep 30\n", encoding="utf-8")
+    slow_git.chmod(0o755)
+
+    dates, note = file_dates(tmp_path, ["a.md"], git=str(slow_git), timeout=0.5)
+
+    assert dates == {"a.md": _mtime(tmp_path / "a.md")}
+    assert note == ("dates are file modification times, not commit dates: git log took over 0.5 s")
+
+
+def test_file_dates_missing_git_is_noted_only_inside_a_checkout(tmp_path: Path) -> None:
+    _tree(tmp_path, "plain/a.md", "repo/docs/a.md")
+    (tmp_path / "repo" / ".git").mkdir()
+    absent = str(tmp_path / "no-such-git")
+
+    assert file_dates(tmp_path / "plain", ["a.md"], git=absent).note == ""
+    dates, note = file_dates(tmp_path / "repo" / "docs", ["a.md"], git=absent)
+    assert dates == {"a.md": _mtime(tmp_path / "repo" / "docs" / "a.md")}
+    assert note == (
+        "dates are file modification times, not commit dates: "
+        "cannot run git (No such file or directory)"
+    )
+
+
+def _git_env() -> dict[str, str]:
+    return {**os.environ, **_NO_GIT_CONFIG}
+
+
+def _mtime(path: Path) -> str:
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date().isoformat()

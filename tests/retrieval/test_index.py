@@ -20,6 +20,7 @@ from retrieval.index import (
 )
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from tests.retrieval.docs_tree import WordCounter, public_and_secret, write_config, write_tree
+from tests.retrieval.test_files import broken_checkout, too_deep_to_list
 
 
 def _scope(config: Config, channel: str = "CPUB") -> Scope:
@@ -320,3 +321,19 @@ def test_index_refuses_a_private_file_inside_a_public_folder(tmp_path: Path) -> 
     path.write_text(nested % "", encoding="utf-8")
     with pytest.raises(ConfigError, match="indexed by both"):
         Index.load(load_config(path))
+
+
+def test_index_build_report_carries_scan_notes_and_unlisted_folders(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    broken_checkout(tmp_path / "payments", ["keys.md"])
+    unlisted = too_deep_to_list(tmp_path / "handbook" / "http")
+
+    report = _build(config)
+
+    [(collection, path, note)] = report.notes
+    assert (collection, path) == ("payments", "")  # about the whole collection, not one file
+    assert "git log failed: fatal: bad object HEAD" in note
+    [skipped] = report.skipped
+    assert skipped.collection == "handbook"
+    assert skipped.path.startswith(unlisted.relative_to(tmp_path / "handbook").as_posix() + "/")
+    assert skipped.reason == "cannot list folder: File name too long"

@@ -120,3 +120,92 @@ def test_source_url_fills_the_template(tmp_path: Path) -> None:
     url = source_url(config.collection("handbook"), "ops/deploy guide.md", 40, 52)
     assert url == "https://git.example.com/handbook/blob/main/ops/deploy%20guide.md#L40-L52"
     assert source_url(config.collection("payments"), "a.md", 1, 2) is None
+
+
+def _lines(tmp_path: Path, text: str) -> list[str]:
+    """The error lines after the `invalid configuration:` header, without their indent."""
+    header, *lines = _error(tmp_path, text).splitlines()
+    assert header.endswith("docbot.yml: invalid configuration:")
+    return [line.strip() for line in lines]
+
+
+ONE_COLLECTION = """\
+teams: [T0123ABC]
+collections:
+  - name: handbook
+    path: handbook
+"""
+
+
+def test_config_missing_teams_says_what_to_list_with_an_example(tmp_path: Path) -> None:
+    assert _lines(tmp_path, ONE_COLLECTION.replace("teams: [T0123ABC]\n", "")) == [
+        "teams: missing: list the Slack workspace IDs docbot serves, e.g. teams: [T0123ABC]"
+    ]
+
+
+def test_config_teams_as_a_single_string_must_be_a_list(tmp_path: Path) -> None:
+    assert _lines(tmp_path, ONE_COLLECTION.replace("[T0123ABC]", "T0123ABC")) == [
+        "teams: must be a list (got 'T0123ABC'), e.g. teams: [T0123ABC]"
+    ]
+
+
+def test_config_empty_lists_say_what_belongs_in_them(tmp_path: Path) -> None:
+    assert _lines(tmp_path, "teams: []\ncollections: []\n") == [
+        "teams: empty: list the Slack workspace IDs docbot serves, e.g. teams: [T0123ABC]",
+        "collections: empty: list the folders of documents docbot answers from, "
+        "e.g. collections: [{name: handbook, path: docs}]",
+    ]
+
+
+def test_config_bad_access_names_the_choices_and_no_false_empty_list(tmp_path: Path) -> None:
+    text = ONE_COLLECTION + "    access: secret\n"
+
+    assert _lines(tmp_path, text) == [
+        "collections[0] (handbook).access: must be one of public, private (got 'secret')"
+    ]
+
+
+def test_config_bad_collection_name_says_which_characters_are_allowed(tmp_path: Path) -> None:
+    assert _lines(tmp_path, ONE_COLLECTION.replace("name: handbook", 'name: "a b"')) == [
+        "collections[0] (a b).name: must be a letter or digit followed by letters, digits, "
+        "'_', '.' or '-' (got 'a b'), e.g. name: handbook"
+    ]
+
+
+def test_config_collection_without_path_says_what_the_path_is(tmp_path: Path) -> None:
+    assert _lines(tmp_path, ONE_COLLECTION.replace("    path: handbook\n", "")) == [
+        "collections[0] (handbook).path: missing: give the folder that holds the collection's "
+        "documents, relative to this file, e.g. path: docs"
+    ]
+
+
+def test_config_collection_given_as_a_bare_name_must_be_a_mapping(tmp_path: Path) -> None:
+    assert _lines(tmp_path, "teams: [T0123ABC]\ncollections: [handbook]\n") == [
+        "collections[0]: must be a mapping of keys to values (got 'handbook'), "
+        "e.g. collections: [{name: handbook, path: docs}]"
+    ]
+
+
+def test_config_numbers_and_switches_say_the_range_and_an_example(tmp_path: Path) -> None:
+    text = ONE_COLLECTION + (
+        "answer:\n  evidence_tokens: lots\n  k: 0\n  max_retries: 11\n  timeout_seconds: 0\n"
+        "  neighbours: maybe\n  reasoning_effort: max\n  min_score: many\n"
+        "search:\n  chunk_tokens: 3.5\n"
+    )
+
+    assert sorted(_lines(tmp_path, text)) == [
+        "answer.evidence_tokens: must be a whole number (got 'lots'), e.g. evidence_tokens: 3000",
+        "answer.k: must be at least 1 (got 0), e.g. k: 12",
+        "answer.max_retries: must be at most 10 (got 11), e.g. max_retries: 2",
+        "answer.min_score: must be a number (got 'many'), e.g. min_score: 0.0",
+        "answer.neighbours: must be true or false (got 'maybe'), e.g. neighbours: true",
+        "answer.reasoning_effort: must be one of minimal, low, medium, high (got 'max')",
+        "answer.timeout_seconds: must be more than 0 (got 0), e.g. timeout_seconds: 30.0",
+        "search.chunk_tokens: must be a whole number (got 3.5), e.g. chunk_tokens: 350",
+    ]
+
+
+def test_config_team_that_is_not_text_keeps_only_the_entrys_error(tmp_path: Path) -> None:
+    assert _lines(tmp_path, ONE_COLLECTION.replace("[T0123ABC]", "[5]")) == [
+        "teams[0]: must be text (got 5), e.g. teams: [T0123ABC]"
+    ]

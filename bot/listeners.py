@@ -29,7 +29,7 @@ from grounding.answer import Answer
 from retrieval.config import Config
 from retrieval.errors import InputError
 from retrieval.query import check_question
-from retrieval.scopes import Scope
+from retrieval.scopes import ConversationKind, Scope
 
 log = logging.getLogger("docbot.slack")
 
@@ -173,7 +173,9 @@ async def _respond(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> No
         turn.team, turn.channel, turn.channel_type, ext_shared=turn.ext_shared
     )
     if not turn.text:
-        await _post(client, turn, render_help(scope.collections, deps.config.feedback))
+        unverified = scope.kind is ConversationKind.UNKNOWN
+        help_reply = render_help(scope.collections, deps.config.feedback, unverified=unverified)
+        await _post(client, turn, help_reply)
         return
     cosmetic = _cosmetic_client(client)
     # In the background: the answer never waits for the :eyes:.

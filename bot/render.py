@@ -12,6 +12,7 @@ from typing import Any
 
 from grounding.answer import Answer, AnswerStatus, Claim, Source
 from retrieval.config import FeedbackConfig
+from retrieval.scopes import ConversationKind
 
 MAX_BLOCKS = 50
 # Slack rejects section text of 3,000 characters or more; stay clearly under it.
@@ -25,6 +26,16 @@ SOURCE_LABEL_CHARS = 400
 MAX_URL_CHARS = 1_500
 FALLBACK_CHARS = 3_000
 ELLIPSIS = "…"
+# An empty UNKNOWN scope: Slack did not tell us what the channel is, so access may well be fine
+# (the same words as the pipeline's refusal; shown when an Answer carries no message).
+UNVERIFIED = (
+    "I could not verify this channel's access settings with Slack, so I answer nothing here "
+    "for now; try again in a minute."
+)
+NO_ACCESS = (
+    "This conversation may not read any documentation collection, so I can't answer here. "
+    "Ask a docbot admin to give it access in `docbot.yml`, or ask me in a channel that has access."
+)
 _URL_ESCAPES = str.maketrans(
     {"|": "%7C", "<": "%3C", ">": "%3E", " ": "%20", "\t": "%09", "\n": None, "\r": None}
 )
@@ -70,13 +81,17 @@ def render_answer(answer: Answer, feedback: FeedbackConfig) -> Message:
         case AnswerStatus.ANSWERED | AnswerStatus.NOT_FOUND:
             return _render_not_found(answer)
         case AnswerStatus.REFUSED:
-            return _render_refused()
+            return _render_refused(answer)
         case AnswerStatus.ERROR:
-            return render_error(answer.message)
+            return _render_failed(answer)
 
 
-def render_help(collections: Sequence[str], feedback: FeedbackConfig) -> Message:
-    """The reply to an empty mention: how to ask, and what this conversation can read."""
+def render_help(
+    collections: Sequence[str], feedback: FeedbackConfig, *, unverified: bool = False
+) -> Message:
+    """The reply to an empty mention: how to ask, and what this conversation can read.
+
+    `unverified`: the channel's properties could not be read from Slack (an UNKNOWN scope)."""
     how = (
         "Mention me with a question, like `@docbot how do I roll back a deploy?`, and I'll "
         "answer in the thread, linking every claim to the file, section and lines it comes from."
@@ -84,6 +99,8 @@ def render_help(collections: Sequence[str], feedback: FeedbackConfig) -> Message
     if collections:
         names = ", ".join(f"*{escape(name)}*" for name in collections)
         where = _clip_escaped(f"Here I can read: {names}.", SECTION_CHARS)
+    elif unverified:
+        where = UNVERIFIED
     else:
         where = (
             "This conversation may not read any documentation collection yet: ask a docbot "
@@ -119,12 +136,26 @@ def _render_not_found(answer: Answer) -> Message:
     return Message(text=_plain(text), blocks=tuple(blocks))
 
 
-def _render_refused() -> Message:
-    text = (
-        ":no_entry: This conversation may not read any documentation collection, so I can't "
-        "answer here. Ask a docbot admin to give it access in `docbot.yml`, or ask me in a "
-        "channel that has access."
-    )
+def _render_refused(answer: Answer) -> Message:
+    """The pipeline's reason (it knows why the scope is empty), else ours by the scope's kind."""
+    reason = answer.message.strip()
+    if reason:
+        body = escape(_clip(reason, 1_000))
+    elif answer.scope.kind is ConversationKind.UNKNOWN:
+        body = UNVERIFIED
+    else:
+        body = NO_ACCESS
+    text = f":no_entry: {body}"
+    return Message(text=_plain(text), blocks=(_section(text),))
+
+
+def _render_failed(answer: Answer) -> Message:
+    """An `error` answer: its message is the pipeline's fixed text for users, which already says
+    what to do (the details are in `error_detail`, for the log and the store only)."""
+    reason = answer.message.strip()
+    if not reason:
+        return render_error("")
+    text = f":warning: Sorry, I could not answer this. {escape(_clip(reason, 500))}"
     return Message(text=_plain(text), blocks=(_section(text),))
 
 

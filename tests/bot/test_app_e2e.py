@@ -210,7 +210,7 @@ def test_app_private_canary_reaches_only_its_channel(
         for call in slack.calls:
             if call.params.get("channel") != PAYMENTS_CHANNEL:
                 assert CANARY not in call.body, call.method
-        assert "may not read" in by_channel[(CONNECT, "4.000300")]
+        assert "may read no collections" in by_channel[(CONNECT, "4.000300")]
 
     run(config, answerer, store, scenario)
 
@@ -609,6 +609,68 @@ def test_app_openai_failure_gets_an_error_reply(
         assert record is not None and record.answer["status"] == "error"
 
     asyncio.run(main())
+
+
+def test_app_openai_auth_failure_reply_carries_no_key_or_admin_advice(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """A 401 body quoting part of the API key stays in the log and the store, out of Slack."""
+    config, _ = indexed
+    index = Index.load(config)
+    body = "Incorrect API key provided: sk-proj-AbCdEf****************wxyz. Check OPENAI_API_KEY."
+
+    async def main() -> None:
+        async with FakeOpenAI() as openai_server:
+            openai_server.always("responses", http_error(401, body, code="invalid_api_key"))
+            client = make_openai_client("sk-proj-AbCdEf0123456789wxyz", openai_server.base_url,
+                                        5.0, 0)  # fmt: skip
+            pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
+            async with (
+                fake_slack() as slack,
+                running_app(with_channels(slack), config, pipeline, store) as app,
+            ):
+                await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "24.000100"))
+                (post,) = await slack.wait_for("chat.postMessage", timeout=10)
+                sent = slack.all_text()
+        for leak in ("sk-", "AbCdEf", "wxyz", "OPENAI_API_KEY", "401"):
+            assert leak not in sent and leak not in reply_text(post), leak
+        assert ":warning:" in reply_text(post) and "try again" in reply_text(post).lower()
+        record = store.find_answer(TEAM, GENERAL, _reply_ts(post))
+        assert record is not None and record.answer["status"] == "error"
+        assert "401" in record.answer["error_detail"]  # the admins keep the detail
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(("status", "retry_after"), [(500, None), (429, 0)])
+def test_app_unverifiable_channel_says_so_and_fails_closed(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, status: int,
+    retry_after: int | None,
+) -> None:  # fmt: skip
+    """conversations.info keeps failing (after the client's retries): a channel with private
+    grants answers nothing, says the lookup failed (not "ask an admin"), and leaks nothing."""
+    config, answerer = indexed
+    tries = 3  # the first call and the client's two retries
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.fail_next("conversations.info", status, tries, retry_after)
+        question = "what is the secret phrase for the payments vault?"
+        await app.send(ask(slack, question, PAYMENTS_CHANNEL, "25.000100"))
+        (refused,) = await slack.wait_for("chat.postMessage", timeout=10)
+        slack.fail_next("conversations.info", status, tries, retry_after)
+        await app.send(ask(slack, "", PAYMENTS_CHANNEL, "25.000200"))
+        (_, help_reply) = await slack.wait_for("chat.postMessage", 2, timeout=10)
+        slack.fail_next("conversations.info", status, tries, retry_after)
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "25.000300"))
+        (*_, public) = await slack.wait_for("chat.postMessage", 3, timeout=10)
+        for reply in (refused, help_reply):
+            assert "could not verify this channel" in reply_text(reply)
+            assert "admin" not in reply_text(reply)
+        assert CANARY not in slack.all_text()
+        assert "deploy/rollback.md" in reply_text(public)  # public collections still answer
+        assert len(slack.calls_to("conversations.info")) == 3 * tries
+
+    run(config, answerer, store, scenario)
 
 
 def test_app_answerer_failure_and_long_question_get_replies_not_silence(

@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
+from bot.app import RATE_LIMIT_RETRIES, SERVER_ERROR_RETRIES, make_slack_client
 from bot.policy import ChannelLookupError, ChannelPolicy, conversation_kind, slack_channel_lookup
+from bot.settings import Settings
 from retrieval.config import Config
 from retrieval.scopes import ConversationKind
 from tests.bot.fake_slack import FakeSlack
@@ -156,6 +159,38 @@ def test_slack_channel_lookup_reads_and_translates_conversations_info(tmp_path: 
             assert [c.params["channel"] for c in slack.calls_to("conversations.info")] == [
                 "C0GENERAL", "C0MISSING",
             ]  # fmt: skip
+        finally:
+            await slack.stop()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("status", "retry_after"), [(429, 0), (500, None), (503, None)])
+def test_policy_rate_limited_or_failing_lookup_through_the_real_client_fails_closed(
+    config: Config, status: int, retry_after: int | None
+) -> None:
+    """The app's own client retries 429/5xx; when Slack keeps failing, the scope is UNKNOWN."""
+
+    async def scenario() -> None:
+        slack = FakeSlack()
+        await slack.start()
+        try:
+            slack.set_channel("C0PAYMENTS", is_channel=True, is_private=True)
+            slack.set_channel("C0GENERAL", is_channel=True)
+            client = make_slack_client(Settings(slack_bot_token=SecretStr(slack.token),
+                                                slack_api_url=slack.url))  # fmt: skip
+            policy = ChannelPolicy(config, slack_channel_lookup(client))
+            retries = RATE_LIMIT_RETRIES if status == 429 else SERVER_ERROR_RETRIES
+            slack.fail_next("conversations.info", status, 1 + retries, retry_after)
+            payments = await policy.scope_for("T0DOCBOT", "C0PAYMENTS", None)
+            assert (payments.kind, payments.collections) == (ConversationKind.UNKNOWN, ())
+            assert len(slack.calls_to("conversations.info")) == 1 + retries  # it did retry
+            slack.fail_next("conversations.info", status, 1 + retries, retry_after)
+            general = await policy.scope_for("T0DOCBOT", "C0GENERAL", None)
+            assert (general.kind, general.collections) == (ConversationKind.UNKNOWN, PUBLIC)
+            # Not cached: once Slack answers again, the channel gets its real scope.
+            payments = await policy.scope_for("T0DOCBOT", "C0PAYMENTS", None)
+            assert (payments.kind, payments.collections) == (ConversationKind.PRIVATE, BOTH)
         finally:
             await slack.stop()
 

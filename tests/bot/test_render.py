@@ -21,6 +21,7 @@ from bot.render import (
     safe_url,
 )
 from grounding.answer import Answer, AnswerStatus, Claim, Source
+from grounding.pipeline import ERROR_MESSAGES
 from retrieval.config import FeedbackConfig
 from retrieval.scopes import ConversationKind, Scope
 
@@ -84,7 +85,26 @@ GOLDEN_CASES: dict[str, Message] = {
         Answer(AnswerStatus.REFUSED, "q", Scope("T1", "C9", ConversationKind.EXTERNAL, ())),
         FEEDBACK,
     ),
-    "error": render_answer(_answer(AnswerStatus.ERROR, message="the model timed out"), FEEDBACK),
+    "refused_unverified": render_answer(
+        Answer(AnswerStatus.REFUSED, "q", Scope("T1", "C9", ConversationKind.UNKNOWN, ())),
+        FEEDBACK,
+    ),
+    "refused_with_reason": render_answer(
+        Answer(
+            AnswerStatus.REFUSED,
+            "q",
+            Scope("T1", "C9", ConversationKind.UNKNOWN, ()),
+            message="I could not verify this channel's access settings with Slack, so I answer "
+            "nothing here for now; try again in a minute.",
+        ),
+        FEEDBACK,
+    ),
+    "error_pipeline_message": render_answer(
+        _answer(AnswerStatus.ERROR, message=ERROR_MESSAGES["timeout"], error_detail="timed out"),
+        FEEDBACK,
+    ),
+    "help_unverified": render_help((), FEEDBACK, unverified=True),
+    "error": render_answer(_answer(AnswerStatus.ERROR), FEEDBACK),  # no message: a fallback
     "help": render_help(("handbook", "payments"), FEEDBACK),
     "help_no_collections": render_help((), FEEDBACK),
     "render_error": render_error("chat.postMessage failed: ratelimited"),
@@ -169,6 +189,7 @@ def test_render_other_replies_escape_hostile_text(hostile: str) -> None:
     replies = [
         render_answer(Answer(AnswerStatus.NOT_FOUND, hostile, scope, message=hostile), FEEDBACK),
         render_answer(Answer(AnswerStatus.ERROR, hostile, scope, message=hostile), FEEDBACK),
+        render_answer(Answer(AnswerStatus.REFUSED, hostile, scope, message=hostile), FEEDBACK),
         render_error(hostile),
         render_help((hostile, "handbook"), FeedbackConfig(wrong=(hostile,))),
     ]
@@ -249,12 +270,47 @@ def test_render_answer_too_many_sources_keeps_a_visible_note() -> None:
 
 def test_render_answer_every_status_has_its_own_reply() -> None:
     replies = {
-        status: render_answer(_answer(status, message="detail"), FEEDBACK).text
+        status: render_answer(_answer(status), FEEDBACK).text
         for status in (AnswerStatus.NOT_FOUND, AnswerStatus.REFUSED, AnswerStatus.ERROR)
     }
     assert len(set(replies.values())) == 3
     assert "*handbook*, *payments*" in replies[AnswerStatus.NOT_FOUND]
     assert "admin" in replies[AnswerStatus.REFUSED]
+
+
+UNVERIFIED = Scope("T1", "C1", ConversationKind.UNKNOWN, ())
+
+
+def test_render_refused_unverified_channel_says_the_lookup_failed_not_ask_an_admin() -> None:
+    """An empty UNKNOWN scope means Slack could not tell us the channel's properties: access
+    might be fine, so sending people to an admin would chase the wrong cause."""
+    bare = render_answer(Answer(AnswerStatus.REFUSED, "q", UNVERIFIED), FEEDBACK)
+    help_reply = render_help((), FEEDBACK, unverified=True)
+    for message in (bare, help_reply):
+        text = " ".join(_all_text(message))
+        assert "could not verify this channel" in text and "try again in a minute" in text
+        assert "admin" not in text and "admin" not in message.text
+
+
+def test_render_refused_shows_the_pipelines_reason() -> None:
+    reason = "I could not verify this channel's access settings with Slack (pipeline's words)."
+    message = render_answer(Answer(AnswerStatus.REFUSED, "q", UNVERIFIED, message=reason), FEEDBACK)
+    assert escape(reason) in message.text and "admin" not in message.text
+
+
+def test_render_error_shows_the_users_message_never_the_detail() -> None:
+    """The pipeline puts a fixed text in `message` and the server's words in `error_detail`."""
+    answer = _answer(
+        AnswerStatus.ERROR,
+        message=ERROR_MESSAGES["auth"],
+        error_detail="HTTP 401: Incorrect API key provided: sk-proj-****wxyz; check OPENAI_API_KEY",
+    )
+    message = render_answer(answer, FEEDBACK)
+    text = " ".join([message.text, *_all_text(message)])
+    assert escape(ERROR_MESSAGES["auth"]) in text
+    assert "sk-" not in text and "OPENAI_API_KEY" not in text
+    # The pipeline's text already says what to do; the reply does not repeat it.
+    assert message.text.count("admins") == 1
 
 
 def test_render_answer_fallback_text_carries_claims_and_sources() -> None:

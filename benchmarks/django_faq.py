@@ -33,7 +33,7 @@ from grounding.answer import Answer, AnswerStatus  # noqa: E402
 from grounding.evidence import PackPolicy  # noqa: E402
 from grounding.generators.extractive import ExtractiveGenerator  # noqa: E402
 from grounding.pipeline import AnswerPipeline  # noqa: E402
-from retrieval.config import Config, load_config  # noqa: E402
+from retrieval.config import Config, load_config, url_resolver  # noqa: E402
 from retrieval.index import Index, build_index  # noqa: E402
 from retrieval.scopes import ConversationKind, Scope, resolve_scope  # noqa: E402
 from retrieval.tokenize import ENGLISH_STOPWORDS  # noqa: E402
@@ -139,14 +139,11 @@ def write_config(docs: Path, folder: Path) -> Config:
 
 def make_pipeline(config: Config, index: Index) -> AnswerPipeline:
     answer = config.answer
-    policy = PackPolicy(
-        evidence_tokens=answer.evidence_tokens,
-        per_source_limit=answer.per_source_limit,
-        min_score=answer.min_score,
-        neighbours=answer.neighbours,
-    )
+    policy = PackPolicy.from_config(answer)
     generator = ExtractiveGenerator()
-    return AnswerPipeline(index, generator, TiktokenCounter(), policy, lambda _: None, k=answer.k)
+    return AnswerPipeline(
+        index, generator, TiktokenCounter(), policy, url_resolver(config), k=answer.k
+    )
 
 
 async def ask_all(

@@ -5,7 +5,6 @@ Only the CLI calls this; everything below receives its dependencies as arguments
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from bot.settings import Settings
@@ -13,8 +12,7 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
-from retrieval.chunks import Chunk
-from retrieval.config import AnswerConfig, Config, source_url
+from retrieval.config import AnswerConfig, Config, url_resolver
 from retrieval.errors import ConfigError
 from retrieval.index import Index
 from retrieval.tokens import TiktokenCounter
@@ -43,28 +41,10 @@ def make_generator(answer: AnswerConfig, settings: Settings) -> Generator:
     )
 
 
-def url_resolver(config: Config) -> Callable[[Chunk], str | None]:
-    collections = {c.name: c for c in config.collections}
-
-    def url_for(chunk: Chunk) -> str | None:
-        collection = collections.get(chunk.collection)
-        if collection is None:
-            return None
-        return source_url(collection, chunk.path, chunk.start_line, chunk.end_line)
-
-    return url_for
-
-
 def make_pipeline(config: Config, index: Index, generator: Generator) -> AnswerPipeline:
-    answer = config.answer
-    policy = PackPolicy(
-        evidence_tokens=answer.evidence_tokens,
-        per_source_limit=answer.per_source_limit,
-        min_score=answer.min_score,
-        neighbours=answer.neighbours,
-    )
+    policy = PackPolicy.from_config(config.answer)
     return AnswerPipeline(
-        index, generator, TiktokenCounter(), policy, url_resolver(config), k=answer.k
+        index, generator, TiktokenCounter(), policy, url_resolver(config), k=config.answer.k
     )
 
 

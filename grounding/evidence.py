@@ -12,6 +12,7 @@ from typing import Protocol
 
 from grounding.untrusted import evidence_block, fence_tag
 from retrieval.chunks import Chunk, Hit
+from retrieval.config import AnswerConfig
 from retrieval.scopes import Scope
 
 Adjacent = Callable[[Chunk], tuple[Chunk | None, Chunk | None]]
@@ -33,6 +34,16 @@ class PackPolicy:
     min_score: float = 0.0
     neighbours: bool = True
     neighbour_cap: int = 2  # at most this many neighbour chunks added to a packet
+
+    @classmethod
+    def from_config(cls, answer: AnswerConfig) -> PackPolicy:
+        """The policy a config file's `answer:` section asks for; the rest keep their defaults."""
+        return cls(
+            evidence_tokens=answer.evidence_tokens,
+            per_source_limit=answer.per_source_limit,
+            min_score=answer.min_score,
+            neighbours=answer.neighbours,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,7 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import GenerationRequest
 from grounding.pipeline import AnswerPipeline
 from grounding.schema import GroundedResponse
-from retrieval.chunks import Chunk
-from retrieval.config import Config, load_config, source_url
+from retrieval.config import Config, load_config, url_resolver
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
@@ -87,10 +86,7 @@ def _ask(config: Config, channel: str) -> tuple[Answer, RecordingGenerator]:
     index = Index.load(config)
     generator = RecordingGenerator([_echo])
 
-    def url_for(chunk: Chunk) -> str | None:
-        collection = config.collection(chunk.collection)
-        return source_url(collection, chunk.path, chunk.start_line, chunk.end_line)
-
+    url_for = url_resolver(config)
     pipeline = AnswerPipeline(index, generator, TiktokenCounter(), PackPolicy(), url_for)
     scope = resolve_scope(config, "T0001", channel, ConversationKind.CHANNEL)
     return asyncio.run(pipeline.answer(QUESTION, scope, user_id="U1")), generator

@@ -6,6 +6,7 @@ from grounding.evidence import EvidencePacket, PackPolicy, pack
 from grounding.prompt import build_prompt
 from grounding.untrusted import evidence_block
 from retrieval.chunks import Chunk, Hit
+from retrieval.config import AnswerConfig
 from tests.grounding.fakes import FakeRetriever, WordCounter, hits_of, make_chunk, make_scope
 
 SCOPE = make_scope("handbook", "payments")
@@ -234,3 +235,12 @@ def test_pack_headingless_text_needs_a_continuation_signal() -> None:
         first, second = file_of(text)
         packet = _pack(hits_of(second), PackPolicy(), FakeRetriever([first, second]))
         assert (len(packet.items) == 2) is expect_neighbour, text
+
+
+def test_pack_policy_from_config_takes_the_answer_section() -> None:
+    answer = AnswerConfig(evidence_tokens=900, per_source_limit=3, min_score=1.5, neighbours=False)
+    policy = PackPolicy.from_config(answer)
+    assert policy == PackPolicy(
+        evidence_tokens=900, per_source_limit=3, min_score=1.5, neighbours=False
+    )
+    assert PackPolicy.from_config(AnswerConfig()) == PackPolicy()

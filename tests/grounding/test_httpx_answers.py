@@ -17,7 +17,7 @@ from grounding.answer import Answer, AnswerStatus
 from grounding.evidence import PackPolicy
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
-from retrieval.config import Config, load_config
+from retrieval.config import Config, load_config, url_resolver
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
@@ -70,14 +70,9 @@ def write_config(folder: Path, docs: Path) -> Config:
 
 def make_pipeline(config: Config, generator: ExtractiveGenerator) -> AnswerPipeline:
     answer = config.answer
-    policy = PackPolicy(
-        evidence_tokens=answer.evidence_tokens,
-        per_source_limit=answer.per_source_limit,
-        min_score=answer.min_score,
-        neighbours=answer.neighbours,
-    )
+    policy = PackPolicy.from_config(answer)
     return AnswerPipeline(
-        Index.load(config), generator, TiktokenCounter(), policy, lambda _: None, k=answer.k
+        Index.load(config), generator, TiktokenCounter(), policy, url_resolver(config), k=answer.k
     )
 
 

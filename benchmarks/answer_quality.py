@@ -23,19 +23,17 @@ from pathlib import Path
 
 import numpy as np
 
+from grounding.answer import Answer, AnswerStatus
+from grounding.evidence import EvidencePacket, PackPolicy
+from grounding.generators.base import Generation, GenerationRequest, Prompt
+from grounding.generators.extractive import DEFAULT_THRESHOLD, ExtractiveGenerator
+from grounding.pipeline import AnswerPipeline
+from retrieval.config import Config, load_config, url_resolver
+from retrieval.index import Index, build_index
+from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from retrieval.tokens import TiktokenCounter
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from grounding.answer import Answer, AnswerStatus  # noqa: E402
-from grounding.evidence import EvidencePacket, PackPolicy  # noqa: E402
-from grounding.generators.base import Generation, GenerationRequest, Prompt  # noqa: E402
-from grounding.generators.extractive import DEFAULT_THRESHOLD, ExtractiveGenerator  # noqa: E402
-from grounding.pipeline import AnswerPipeline  # noqa: E402
-from retrieval.config import Config, load_config, url_resolver  # noqa: E402
-from retrieval.index import Index, build_index  # noqa: E402
-from retrieval.scopes import ConversationKind, Scope, resolve_scope  # noqa: E402
-from retrieval.tokens import TiktokenCounter  # noqa: E402
-
 SHARED = REPO / ".." / "shared"
 SQUAD = SHARED / "eval" / "squad"
 HTTPX_DOCS = SHARED / "corpora" / "httpx-docs"

@@ -26,18 +26,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from grounding.answer import Answer, AnswerStatus
+from grounding.evidence import PackPolicy
+from grounding.generators.extractive import ExtractiveGenerator
+from grounding.pipeline import AnswerPipeline
+from retrieval.config import Config, load_config, url_resolver
+from retrieval.index import Index, build_index
+from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from retrieval.tokenize import ENGLISH_STOPWORDS
+from retrieval.tokens import TiktokenCounter
 
-from grounding.answer import Answer, AnswerStatus  # noqa: E402
-from grounding.evidence import PackPolicy  # noqa: E402
-from grounding.generators.extractive import ExtractiveGenerator  # noqa: E402
-from grounding.pipeline import AnswerPipeline  # noqa: E402
-from retrieval.config import Config, load_config, url_resolver  # noqa: E402
-from retrieval.index import Index, build_index  # noqa: E402
-from retrieval.scopes import ConversationKind, Scope, resolve_scope  # noqa: E402
-from retrieval.tokenize import ENGLISH_STOPWORDS  # noqa: E402
-from retrieval.tokens import TiktokenCounter  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 FAQ = REPO / ".." / "shared" / "eval" / "django-faq"
 QUOTE_SHARE = 0.8  # of a claim's content words found in the gold answer

@@ -23,20 +23,18 @@ from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
+from grounding.evidence import EvidencePacket, PackPolicy, pack
+from grounding.prompt import build_prompt
+from grounding.schema import GroundedClaim, GroundedResponse
+from grounding.untrusted import new_nonce
+from grounding.verify import support_problem, verify
+from retrieval.chunking import chunk_document
+from retrieval.chunks import Chunk, Hit
+from retrieval.scopes import ConversationKind, Scope
+from retrieval.tokenize import tokenize
+from retrieval.tokens import TiktokenCounter
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from grounding.evidence import EvidencePacket, PackPolicy, pack  # noqa: E402
-from grounding.prompt import build_prompt  # noqa: E402
-from grounding.schema import GroundedClaim, GroundedResponse  # noqa: E402
-from grounding.untrusted import new_nonce  # noqa: E402
-from grounding.verify import support_problem, verify  # noqa: E402
-from retrieval.chunking import chunk_document  # noqa: E402
-from retrieval.chunks import Chunk, Hit  # noqa: E402
-from retrieval.scopes import ConversationKind, Scope  # noqa: E402
-from retrieval.tokenize import tokenize  # noqa: E402
-from retrieval.tokens import TiktokenCounter  # noqa: E402
-
 SHARED = REPO / ".." / "shared"
 SQUAD = SHARED / "eval" / "squad" / "dev-v1.1.json"
 HTTPX = SHARED / "corpora" / "httpx-docs"

@@ -8,11 +8,8 @@ then the time of a second, incremental scan in which nothing changed.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrieval.chunking import chunk_document
 from retrieval.collections import scan_collection

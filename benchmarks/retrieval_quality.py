@@ -21,12 +21,10 @@ from pathlib import Path
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from retrieval.engines import EngineKind, build_engine
+from retrieval.tokenize import Tokenizer, tokenize
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from retrieval.engines import EngineKind, build_engine  # noqa: E402
-from retrieval.tokenize import Tokenizer, tokenize  # noqa: E402
-
 SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"
 KINDS: tuple[EngineKind, ...] = ("bm25", "tantivy")
 HTTPX_DOCS = REPO / ".." / "shared" / "corpora" / "httpx-docs"

@@ -35,22 +35,20 @@ from typing import Any
 import numpy as np
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from retrieval.chunks import Chunk, make_chunk_id, text_digest  # noqa: E402
-from retrieval.collections import (  # noqa: E402
+from retrieval.chunks import Chunk, make_chunk_id, text_digest
+from retrieval.collections import (
     CollectionSnapshot,
     FileRecord,
     chunking_key,
     scan_collection,
 )
-from retrieval.config import load_config  # noqa: E402
-from retrieval.index import Index, index_text, set_chunks, write_index  # noqa: E402
-from retrieval.scopes import ConversationKind, resolve_scope  # noqa: E402
-from retrieval.tokenize import tokenize  # noqa: E402
-from retrieval.tokens import TiktokenCounter  # noqa: E402
+from retrieval.config import load_config
+from retrieval.index import Index, index_text, set_chunks, write_index
+from retrieval.scopes import ConversationKind, resolve_scope
+from retrieval.tokenize import tokenize
+from retrieval.tokens import TiktokenCounter
 
+REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO / ".." / "shared"
 CORPORA = SHARED / "corpora"
 SQUAD = SHARED / "eval" / "squad" / "dev-v1.1.json"

@@ -309,7 +309,8 @@ def plain_items(lines: Sequence[str]) -> tuple[Item, ...]:
 
 # --- Markdown --------------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+# A Markdown code fence line; the answer generator splits evidence with the same two rules.
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # Lines whose indented followers are their content, not an indented code block.
@@ -331,7 +332,7 @@ def markdown_items(lines: Sequence[str]) -> tuple[Item, ...]:
             in_container = False
         elif _CONTAINER.match(line):
             in_container = True
-        elif _indent(line) == 0 and not _FENCE.match(line):
+        elif _indent(line) == 0 and not FENCE.match(line):
             in_container = False
         items.append(item)
         i = item.end + 1
@@ -340,9 +341,9 @@ def markdown_items(lines: Sequence[str]) -> tuple[Item, ...]:
 
 def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
     line = lines[i]
-    fence = _FENCE.match(line)
+    fence = FENCE.match(line)
     if fence:
-        return Block(i, _fence_end(lines, i, fence.group(1)))
+        return Block(i, fence_end(lines, i, fence.group(1)))
     atx = _ATX.match(line)
     if atx:
         return Heading(i, i, len(atx.group(1)), (atx.group(2) or "").strip())
@@ -351,7 +352,7 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
     j = i
     while j + 1 < len(lines):
         following = lines[j + 1]
-        if _blank(following) or _FENCE.match(following) or _ATX.match(following):
+        if _blank(following) or FENCE.match(following) or _ATX.match(following):
             break
         setext = _SETEXT.match(following)
         if setext and not _CONTAINER.match(lines[i]):
@@ -361,8 +362,9 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
     return _paragraph(lines, i, j)
 
 
-def _fence_end(lines: Sequence[str], i: int, opening: str) -> int:
-    """The closing fence line; an unclosed fence runs to the end of the document."""
+def fence_end(lines: Sequence[str], i: int, opening: str) -> int:
+    """The line closing the fence `opening` on line `i`: the same character, at least as many,
+    nothing after them (CommonMark). An unclosed fence runs to the end of the document."""
     closing = re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
     for k in range(i + 1, len(lines)):
         if closing.match(lines[k]):

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from retrieval.chunking import FENCE, fence_end
+
 
 class UnitKind(StrEnum):
     SENTENCE = "sentence"
@@ -37,7 +39,6 @@ def markup_for(path: str) -> Markup:
     return Markup.MARKDOWN if path.lower().endswith((".md", ".markdown")) else Markup.REST
 
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MD_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _UNDERLINE = re.compile(r"^([=\-~^\"'*+#`:.])\1{2,}\s*$")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\)|:[^:\s][^:]*:)\s+\S")
@@ -105,8 +106,9 @@ class _Splitter:
 
     def _take_block(self, i: int) -> tuple[int, bool]:
         line, nxt = self.lines[i], self._next(i)
-        if _FENCE.match(line.text):
-            return self._take_fence(i), False
+        fence = FENCE.match(line.text)
+        if fence:
+            return self._take_fence(i, fence.group(1)), False
         if self.markup is Markup.REST and _CODE_DIRECTIVE.match(line.text):
             return self._take_directive_code(i), False
         if _MD_HEADING.match(line.text):
@@ -153,17 +155,8 @@ class _Splitter:
             start += len(raw) - len(head)
             self.out.append(Unit(kind, start, start + len(body), body, self.section))
 
-    def _take_fence(self, i: int) -> int:
-        opening = _FENCE.match(self.lines[i].text)
-        assert opening is not None
-        marker = opening.group(1)
-        j = i + 1
-        while j < len(self.lines):
-            closing = _FENCE.match(self.lines[j].text)
-            if closing and closing.group(1).startswith(marker):
-                break
-            j += 1
-        last = min(j, len(self.lines) - 1)  # an unclosed fence runs to the end of the text
+    def _take_fence(self, i: int, opening: str) -> int:
+        last = fence_end([line.text for line in self.lines], i, opening)
         self._emit(UnitKind.CODE, self.lines[i].start, self.lines[last].end)
         return last + 1
 
@@ -213,7 +206,7 @@ class _Splitter:
         return not (
             self.lines[j].blank
             or _ITEM.match(text)
-            or _FENCE.match(text)
+            or FENCE.match(text)
             or _MD_HEADING.match(text)
             or _UNDERLINE.match(text)
             or (self.markup is Markup.REST and _DIRECTIVE.match(text))

@@ -241,6 +241,17 @@ def test_segmentation_does_not_split_inside_code_or_after_abbreviations() -> Non
     assert [u.text for u in units] == ["Use `a. B` here, e.g. Foo is fine.", "Then stop."]
 
 
+def test_segmentation_closes_a_fence_only_on_a_bare_fence_line() -> None:
+    # A line such as ```python inside a fence is content (CommonMark): the fence that opened
+    # the block closes only on the same character, at least as many, and nothing after it.
+    text = "```text\nOpen a Python block with:\n```python\n```\n\nAfter the block."
+    units = split_units(text, Markup.MARKDOWN)
+    assert [(u.kind, u.text) for u in units] == [
+        (UnitKind.CODE, text.split("\n\n")[0]),
+        (UnitKind.SENTENCE, "After the block."),
+    ]
+
+
 STREAMING = """\
 ## Streaming Responses
 

@@ -267,7 +267,7 @@ def test_app_wrong_reaction_reason_and_removal_round_trip(
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "8.000100"))
-        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        reply_ts = await _stored_reply(slack, store)
         x = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX1")
         await app.send(x)
         (thanks,) = await slack.wait_for("chat.postEphemeral")
@@ -303,7 +303,7 @@ def test_app_reason_arriving_as_message_and_mention_is_saved_once(
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "15.000100"))
-        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        reply_ts = await _stored_reply(slack, store)
         await app.send(reaction(True, "-1", channel=GENERAL, item_ts=reply_ts, event_id="EvX15"))
         await slack.wait_for("chat.postEphemeral")
         as_mention = ask(slack, "the command is wrong", GENERAL, "15.000300", thread_ts="15.000100")
@@ -335,7 +335,7 @@ def test_app_reason_after_a_restart_is_saved_not_answered(
             with_channels(slack)
             async with running_app(slack, config, recording, store) as app:
                 await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "16.000100"))
-                reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+                reply_ts = await _stored_reply(slack, store)
                 x = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX16")
                 await app.send(x)
                 await slack.wait_for("chat.postEphemeral")
@@ -375,7 +375,7 @@ def test_app_removed_wrong_mark_makes_the_next_reply_a_question(
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "17.000100"))
-        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        reply_ts = await _stored_reply(slack, store)
         await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX17"))
         await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvY17",
                                 user="U0OTHER"))  # fmt: skip
@@ -489,7 +489,7 @@ def test_app_redelivered_reaction_after_its_removal_changes_nothing(
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "20.000100"))
-        reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+        reply_ts = await _stored_reply(slack, store)
         added = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX20")
         await app.send(added)
         await slack.wait_for("chat.postEphemeral")
@@ -881,6 +881,15 @@ class ExplodingAnswerer:
         user_id: str | None = None,
     ) -> Answer:  # fmt: skip
         raise RuntimeError("the index file vanished")
+
+
+async def _stored_reply(slack: FakeSlack, store: AnswerStore) -> str:
+    """The ts of docbot's first reply, once its answer is stored: the answer is saved just after
+    the post returns, and a reaction sent before that would find no answer (no person is that
+    quick, a test is)."""
+    reply_ts = _reply_ts((await slack.wait_for("chat.postMessage"))[0])
+    await _until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
+    return reply_ts
 
 
 def _reply_ts(post: Call) -> str:

@@ -33,7 +33,7 @@ from grounding.pipeline import AnswerPipeline
 from retrieval.config import Config, load_config, url_resolver
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
-from retrieval.tokenize import ENGLISH_STOPWORDS
+from retrieval.tokenize import SEARCH_STOPWORDS
 from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def strip_question_headings(source: Path, target: Path, questions: Sequence[FaqQ
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.casefold()) if w not in ENGLISH_STOPWORDS]
+    return [w for w in _WORD.findall(text.casefold()) if w not in SEARCH_STOPWORDS]
 
 
 def first_sentence(text: str) -> str:

@@ -16,6 +16,7 @@ from grounding.answer import AnswerStatus, Claim, DroppedClaim, Source
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.schema import GroundedResponse
 from retrieval.chunks import Chunk
+from retrieval.tokenize import NEGATIONS, STOPWORDS
 
 # Share of a claim's content words (distinct, stopwords dropped, suffix-folded) that must occur in
 # its cited evidence. 0.7 lets a claim rephrase a few words ("you can set" for "set") while a
@@ -23,24 +24,19 @@ from retrieval.chunks import Chunk
 # even when most words match.
 SUPPORT_THRESHOLD = 0.7
 
-_STOPWORD_TEXT = (
-    "a about above after again all also am an and any are as at be because been before being "
-    "below between both but by can could did do does doing done down during each either few "
-    "for from further had has have having he her here hers him his how i if in into is it its "
-    "itself just me more most my now of off on once or other "
-    "our out over own same shall she should so some such than that the their theirs them then "
-    "there these they this those through to too under until up upon very via was we were what "
-    "when where whether which while who whom whose why will with within without would you "
-    "your yours "
-    # Filler verbs a paraphrase adds ("use X to ..."): they carry no fact of their own.
-    "use uses used using"
+# Words a claim may add without the evidence holding them. Not the negations and words that state
+# a fact of their own ("must", "only", "every"): a claim that adds one says more than its evidence.
+# "without" stays a stopword here because the negation window below checks it anyway.
+_STATES_A_FACT = frozenset(
+    ("no", "nor", "not", "against", "every", "much", "might", "must", "only")
 )
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Filler verbs a paraphrase adds ("use X to ..."): they carry no fact of their own.
+_FILLER_VERBS = frozenset(("use", "uses", "used", "using"))
+_STOPWORDS = (STOPWORDS - _STATES_A_FACT) | _FILLER_VERBS
 
 # A negation or a number in a claim must appear in the evidence *near the same words*: "does not
 # retry" shares every content word with "retries", and "week 17" is not supported by "week 16 ...
 # 17 touchdowns". Windows are in words, on each side of the occurrence in the evidence.
-NEGATIONS = frozenset(("not", "no", "never", "cannot", "none", "nor", "without"))
 NUMBER_WINDOW = 10
 NEGATION_WINDOW = 5  # a negation binds to the words right next to it
 _CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)

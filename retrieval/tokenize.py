@@ -28,15 +28,33 @@ _HAS_CJK = re.compile(f"[{_CJK_RANGES}]")
 _WORD = re.compile(r"\w+(?:\.\w+)*")
 _MEMO_LIMIT = 300_000
 
-# Measured on SQuAD v1.1 dev (docs/performance.md): dropping these costs no recall and
-# shortens the posting lists a query walks, which is most of tantivy's latency at 100k.
+# English function words: articles, pronouns, prepositions, conjunctions, auxiliaries, modals,
+# quantifiers and negations. docbot's one list: search, the extractive generator and the verifier
+# each derive their own set from it, and say why theirs differs.
 _STOPWORD_TEXT = """
-a an and are as at be been being but by can could did do does doing for from had has have
-having he her hers him his how i if in into is it its itself me my of on or our ours she
-should so than that the their theirs them then there these they this those to too was we
-were what when where which while who whom why will with would you your yours
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing done down during each either every few for
+from further had has have having he her here hers him his how i if in into is it its itself just
+me might more most much must my no nor not now of off on once only or other our ours out over own
+same shall she should so some such than that the their theirs them then there these they this
+those through to too under until up upon us very via was we were what when where whether which
+while who whom whose why will with within without would you your yours
 """
-ENGLISH_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Search drops only the commonest function words, which costs no recall and shortens the posting
+# lists a query walks (most of tantivy's latency at 100k, docs/performance.md). It keeps these:
+# dropping them too measured worse on SQuAD v1.1 dev with bm25 (recall@1 0.780 -> 0.778,
+# recall@5 0.933 -> 0.932), so prepositions, quantifiers and negations ("before", "only", "not")
+# still tell questions apart.
+_SEARCH_KEEPS_TEXT = """
+    about above after again against all also am any because before below between both done down
+    during each either every few further here just might more most much must no nor not now off
+    once only other out over own same shall some such through under until up upon us very via
+    whether whose within without
+"""
+SEARCH_STOPWORDS = STOPWORDS - frozenset(_SEARCH_KEEPS_TEXT.split())
+# Words that turn a statement around: "does not retry" shares every other word with "retries".
+NEGATIONS = frozenset(("not", "no", "never", "cannot", "none", "nor", "without"))
 
 
 class EnglishStemmer:
@@ -67,7 +85,7 @@ class Tokenizer:
     form (`follow_redirects`, `httpx.client`, `getusername`), to words holding digits, or to CJK.
     """
 
-    stopwords: frozenset[str] = ENGLISH_STOPWORDS
+    stopwords: frozenset[str] = SEARCH_STOPWORDS
     keep_dotted: bool = True  # `httpx.client` kept whole besides `httpx` and `client`
     # Snowball English: +0.019 recall@5 on SQuAD, no loss on the httpx or Django FAQ questions
     # (docs/performance.md); `None` turns it off.

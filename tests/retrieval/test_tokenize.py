@@ -5,7 +5,15 @@ from threading import Barrier
 
 import pytest
 
-from retrieval.tokenize import EnglishStemmer, Tokenizer, camel_parts, cjk_bigrams, tokenize
+from retrieval.tokenize import (
+    SEARCH_STOPWORDS,
+    STOPWORDS,
+    EnglishStemmer,
+    Tokenizer,
+    camel_parts,
+    cjk_bigrams,
+    tokenize,
+)
 
 
 @pytest.mark.parametrize(
@@ -129,3 +137,10 @@ def test_camel_parts_splits_at_case_changes() -> None:
 def test_cjk_bigrams_of_one_char_is_a_unigram() -> None:
     assert cjk_bigrams("中") == ["中"]
     assert cjk_bigrams("中文字") == ["中文", "文字"]
+
+
+def test_tokenize_drops_the_commonest_function_words_but_keeps_negations() -> None:
+    tokens = tokenize("The client does not retry before the timeout")
+    assert "the" not in tokens and "does" not in tokens
+    assert {"not", "befor"} <= set(tokens)  # kept (stemmed): measured, they tell questions apart
+    assert SEARCH_STOPWORDS < STOPWORDS

@@ -6,6 +6,7 @@ from `Source.url`, so a reply can never ping a channel, mention someone or forge
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ SOURCE_LABEL_CHARS = 400
 # A longer link is not one a person can use; the source is then shown without it.
 MAX_URL_CHARS = 1_500
 FALLBACK_CHARS = 3_000
+FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
 ELLIPSIS = "…"
 # An empty UNKNOWN scope: Slack did not tell us what the channel is, so access may well be fine
 # (the same words as the pipeline's refusal; shown when an Answer carries no message).
@@ -179,8 +181,13 @@ def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
 def _claim_line(claim: Claim, urls: dict[int, str | None], *, bullet: bool) -> str:
     markers = "".join(_marker(n, urls.get(n)) for n in claim.citations)
     prefix = "• " if bullet else ""
-    text = _clip_escaped(escape(claim.text.strip()), CLAIM_BUDGET_CHARS)
+    text = _clip_escaped(escape(_slack_fences(claim.text.strip())), CLAIM_BUDGET_CHARS)
     return f"{prefix}{text} {markers}".rstrip()
+
+
+def _slack_fences(text: str) -> str:
+    """Slack's code blocks take no language tag: "```yaml" would show "yaml" as code."""
+    return FENCE_INFO.sub("```", text)
 
 
 def _marker(n: int, url: str | None) -> str:

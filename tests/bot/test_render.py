@@ -327,3 +327,11 @@ def test_post_kwargs_turns_unfurling_off_and_copies_blocks() -> None:
     assert kwargs["blocks"] == list(message.blocks)
     kwargs["blocks"][0]["type"] = "changed"
     assert message.blocks[0]["type"] == "section"
+
+
+def test_render_answer_code_claims_drop_the_fence_language_slack_cannot_use() -> None:
+    claim = Claim("```yaml\naccess: private\n```", (1,))
+    answer = _answer(claims=(claim,), sources=(_source(1),))
+    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    assert "```\naccess: private\n```" in text
+    assert "yaml" not in text

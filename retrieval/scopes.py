@@ -55,7 +55,8 @@ def _collections(
     )
     match kind:
         case ConversationKind.DM:
-            names = public if config.conversations.dm == "public" else ()
+            # A DM's own ID listed in a private collection is an explicit grant.
+            names = (public if config.conversations.dm == "public" else ()) + private
         case ConversationKind.EXTERNAL:
             names = public if config.conversations.external == "public" else ()
         case ConversationKind.UNKNOWN:

@@ -14,7 +14,7 @@ collections:
   - {name: handbook, path: docs}
   - {name: runbooks, path: docs}
   - {name: payments, path: docs, access: private, channels: [C0PAY, G0PAYPRIV]}
-  - {name: security, path: docs, access: private, channels: [C0PAY]}
+  - {name: security, path: docs, access: private, channels: [C0PAY, D0ALICE]}
 conversations: {dm: public, external: none}
 """
 
@@ -123,3 +123,15 @@ def test_scope_same_readers_may_share_files(config: Config) -> None:
     check_exclusive_files(config, {"handbook": ["a.md"], "runbooks": ["a.md"]})
     with pytest.raises(ConfigError):
         check_exclusive_files(config, {"handbook": ["a.md"], "security": ["a.md"]})
+
+
+def test_scope_dm_listed_in_a_private_collection_reads_it(config: Config) -> None:
+    assert resolve_scope(config, "T1", "D0ALICE", ConversationKind.DM).collections == (
+        "handbook",
+        "runbooks",
+        "security",
+    )
+    closed = config.model_copy(
+        update={"conversations": config.conversations.model_copy(update={"dm": "none"})}
+    )
+    assert resolve_scope(closed, "T1", "D0ALICE", ConversationKind.DM).collections == ("security",)

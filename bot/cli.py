@@ -15,7 +15,7 @@ from typing import Any, Literal, TextIO
 from bot.settings import Settings
 from grounding.answer import Answer, AnswerStatus
 from retrieval.chunks import Hit
-from retrieval.config import Config, default_config_path, load_config
+from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
 from retrieval.index import BuildReport, Index, build_index
 from retrieval.query import check_question
@@ -42,6 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `docbot ask … --json | head`: the reader left; nothing to report. Point stdout at
+        # devnull so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception:
         # The edge catches broadly: the user hears what failed, the traceback goes to the log.
         logging.getLogger("docbot.cli").exception("docbot %s failed", args.command)
@@ -121,6 +126,11 @@ def _scope(args: argparse.Namespace, config: Config) -> Scope:
         kind = ConversationKind.DM
     elif args.external:
         kind = ConversationKind.EXTERNAL
+    if not CHANNEL_ID.match(args.channel):
+        raise InputError(
+            f"--channel {args.channel!r} is not a channel ID: access rules are keyed by ID "
+            "(C..., G... or D...); in Slack, open the channel's details to copy it"
+        )
     team = args.team or config.teams[0]
     if team not in config.teams:
         raise InputError(
@@ -151,7 +161,8 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
     documents = sum(c.documents for c in report.collections)
     chunks = sum(c.chunks for c in report.collections)
     print(
-        f"{documents} documents, {chunks} chunks in {len(report.collections)} collections "
+        f"{_count(documents, 'document')}, {_count(chunks, 'chunk')} in "
+        f"{_count(len(report.collections), 'collection')} "
         f"({report.seconds:.1f} s, generation {report.generation})",
         file=out,
     )
@@ -159,6 +170,10 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
         print(f"note: {collection}/{path}: {note}", file=out)
     for skipped in report.skipped:
         print(f"skipped: {skipped.collection}/{skipped.path}: {skipped.reason}", file=out)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _search(args: argparse.Namespace, out: TextIO) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -290,3 +292,26 @@ def test_cli_ask_model_failure_is_an_error_with_its_detail(
     assert code == 1
     assert out.startswith("[error] ")
     assert "detail: " in out and "401" in out
+
+
+def test_cli_channel_name_is_a_usage_error(
+    indexed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(
+        capsys, "search", "deploy", "--channel", "general", "--config", str(indexed)
+    )
+    assert code == 2
+    assert "'general' is not a channel ID" in err
+
+
+def test_cli_output_into_a_closed_pipe_is_quiet(indexed: Path) -> None:
+    # `docbot ask … --json | head`: the reader is gone before docbot writes (closed at once,
+    # so the write fails however small the output); no traceback, no report.
+    command = [sys.executable, "-m", "bot.cli", "search", "deploy rollback on-call", "--json"]
+    command += ["--channel", "C0GEN", "--config", str(indexed), "--k", "50"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in err and "failed unexpectedly" not in err

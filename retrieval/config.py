@@ -196,9 +196,15 @@ def _resolve_paths(path: Path, config: Config) -> Config:
     for index, collection in enumerate(config.collections):
         folder = (base / collection.path).resolve()
         if not folder.is_dir():
+            problem = (
+                f"{folder} is a file, not a folder; a collection's path must name the folder "
+                "holding its documents"
+                if folder.exists()
+                else f"folder {folder} does not exist"
+            )
             raise ConfigError(
-                f"{path}: collections[{index}].path: folder {folder} does not exist; fix the "
-                f"path of collection {collection.name!r} (it is relative to the config file)."
+                f"{path}: collections[{index}].path: {problem}; fix the path of collection "
+                f"{collection.name!r} (it is relative to the config file)."
             )
         collections.append(collection.model_copy(update={"path": folder}))
     return config.model_copy(

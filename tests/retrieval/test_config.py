@@ -89,6 +89,14 @@ def test_config_missing_folder(tmp_path: Path) -> None:
         load_config(path)
 
 
+def test_config_path_naming_a_file_says_it_must_be_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    message = _error(tmp_path, VALID.replace("path: payments", "path: notes.md"))
+    assert "collections[1].path: " in message
+    assert "notes.md is a file, not a folder" in message
+    assert "does not exist" not in message
+
+
 def test_config_empty_include(tmp_path: Path) -> None:
     message = _error(
         tmp_path, VALID.replace("    path: handbook\n", "    path: handbook\n    include: []\n")

@@ -37,6 +37,7 @@ _GIT_REPO_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"})
 _MTIME_NOTE = "dates are file modification times, not commit dates"
 # git's words (under LC_ALL=C) for folders that simply have no history to date files by.
 _NO_HISTORY = ("not a git repository", "does not have any commits yet")
+_NOT_FOLLOWED = "symbolic link: not followed, so a collection cannot reach outside its folder"
 _GIT_LOG = ("log", "-z", "--format=%x01%ct", "--name-only", "--relative", "--no-renames", "--", ".")
 
 
@@ -67,16 +68,18 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
     """Relative posix paths under the root that match `include` and not `exclude`, sorted.
 
     Hidden files and folders (".git", ".venv", ...) are ignored; symlinked folders are not
-    entered, and a symlinked file counts only if it points inside the root. A folder that
-    cannot be listed is reported, unless `exclude` drops everything in it.
+    entered, and a symlinked file counts only if it points at a file inside the root. A folder
+    that cannot be listed and a symlink not followed are reported, unless the patterns leave
+    them out anyway.
     """
     root = Path(collection.path)
     include = tuple(glob_regex(p) for p in collection.include)
     exclude = tuple(glob_regex(p) for p in collection.exclude)
     unlisted: list[OSError] = []
+    links: list[tuple[str, str]] = []
     found = [
         rel
-        for rel in _walk(root, unlisted.append)
+        for rel in _walk(root, unlisted.append, links.append)
         if any(p.fullmatch(rel) for p in include) and not any(p.fullmatch(rel) for p in exclude)
     ]
     skipped = []
@@ -85,6 +88,11 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
         if not any(p.fullmatch(folder) for p in exclude):
             reason = f"cannot list folder: {error.strerror or error}"
             skipped.append(Skipped(collection.name, folder, reason))
+    for rel, reason in links:
+        # A folder ("x/") is reported unless excluded; a file only if it would be indexed.
+        wanted = rel.endswith("/") or any(p.fullmatch(rel) for p in include)
+        if wanted and not any(p.fullmatch(rel) for p in exclude):
+            skipped.append(Skipped(collection.name, rel, reason))
     return FoundFiles(tuple(sorted(found)), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
@@ -93,20 +101,49 @@ def discover(collection: CollectionConfig) -> tuple[str, ...]:
     return find_files(collection).paths
 
 
-def _walk(root: Path, on_error: Callable[[OSError], None]) -> Iterator[str]:
+def _walk(
+    root: Path,
+    on_error: Callable[[OSError], None],
+    on_link: Callable[[tuple[str, str]], None],
+) -> Iterator[str]:
+    """Files below `root`; symlinks not followed go to `on_link` as (path, reason)."""
     real_root = root.resolve()
     for folder, dirs, files in os.walk(root, onerror=on_error, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder)
+        for name in dirs:
+            if _is_link(base / name):  # os.walk does not enter it (followlinks=False)
+                on_link(((base / name).relative_to(root).as_posix() + "/", _NOT_FOLLOWED))
         for name in files:
             if name.startswith("."):
                 continue
             path = base / name
-            if path.is_symlink() and not path.resolve().is_relative_to(real_root):
-                continue
+            if _is_link(path):
+                reason = _link_reason(path, real_root)
+                if reason:
+                    on_link((path.relative_to(root).as_posix(), reason))
+                    continue
             if not path.is_file():  # a FIFO or socket would block or fail the reader
                 continue
             yield path.relative_to(root).as_posix()
+
+
+def _is_link(path: Path) -> bool:
+    try:
+        return stat_module.S_ISLNK(path.lstat().st_mode)
+    except OSError:  # e.g. a name too long to look up: os.walk reports the folder when it fails
+        return False
+
+
+def _link_reason(path: Path, real_root: Path) -> str:
+    """Why a symlinked file is not indexed, or "" when it points at a file inside the root."""
+    # realpath, not Path.resolve: on Python 3.11 resolve raises RuntimeError on a loop.
+    target = Path(os.path.realpath(path))
+    if not target.is_relative_to(real_root):
+        return _NOT_FOLLOWED
+    if not target.exists():
+        return "symbolic link: broken (its target is missing or loops)"
+    return ""
 
 
 def _folder_path(root: Path, error: OSError) -> str:

@@ -74,6 +74,45 @@ def test_discover_never_follows_symlinks_out_of_the_root(tmp_path: Path) -> None
     assert discover(CollectionConfig(name="docs", path=root)) == ("alias.md", "inside.md")
 
 
+def test_find_files_reports_each_symlink_it_does_not_follow(tmp_path: Path) -> None:
+    outside, root = tmp_path / "outside", tmp_path / "root"
+    _tree(outside, "secret.md", "folder/secret2.md")
+    _tree(root, "inside.md", "sub/page.md")
+    (root / "leak.md").symlink_to(outside / "secret.md")
+    (root / "leakdir").symlink_to(outside / "folder", target_is_directory=True)
+    (root / "subdir").symlink_to(root / "sub", target_is_directory=True)
+    (root / "alias.md").symlink_to(root / "inside.md")
+    (root / "gone.md").symlink_to(root / "missing.md")
+    (root / "loop.md").symlink_to(root / "loop.md")
+    (root / "image.png").symlink_to(outside / "secret.md")  # not included: not reported
+
+    found = find_files(CollectionConfig(name="docs", path=root))
+
+    assert found.paths == ("alias.md", "inside.md", "sub/page.md")
+    not_followed = "symbolic link: not followed, so a collection cannot reach outside its folder"
+    broken = "symbolic link: broken (its target is missing or loops)"
+    assert [(s.path, s.reason) for s in found.skipped] == [
+        ("gone.md", broken),
+        ("leak.md", not_followed),
+        ("leakdir/", not_followed),
+        ("loop.md", broken),
+        ("subdir/", not_followed),
+    ]
+    assert all(s.collection == "docs" for s in found.skipped)
+
+
+def test_find_files_says_nothing_of_an_excluded_symlink(tmp_path: Path) -> None:
+    outside, root = tmp_path / "outside", tmp_path / "root"
+    _tree(outside, "secret.md", "folder/secret2.md")
+    _tree(root, "inside.md")
+    (root / "vendor").mkdir()
+    (root / "vendor" / "leak.md").symlink_to(outside / "secret.md")
+    (root / "linked").symlink_to(outside / "folder", target_is_directory=True)
+    collection = CollectionConfig(name="docs", path=root, exclude=("vendor/**", "linked/**"))
+
+    assert find_files(collection).skipped == ()
+
+
 def test_glob_regex_double_star_spans_folders_and_single_star_does_not() -> None:
     anywhere, top, below = glob_regex("**/*.md"), glob_regex("*.md"), glob_regex("docs/**")
 

@@ -54,6 +54,11 @@ TOKENIZER_VERSION = "2"
 _MANIFEST = "manifest.json"
 
 
+def run_index(when: str) -> str:
+    """The fix every index error ends with: `when` is "first", "again", "to add it", ..."""
+    return f"run `docbot index` {when} (with the same --config as this command)"
+
+
 @dataclass(frozen=True, slots=True)
 class CollectionReport:
     name: str
@@ -295,7 +300,7 @@ def _collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
 
 
 def _read_manifest(root: Path) -> dict[str, Any]:
-    fix = "run `docbot index --config F` first"
+    fix = run_index("first")
     try:
         manifest = json.loads((root / _MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -317,11 +322,9 @@ def _read_snapshot(path: Path) -> CollectionSnapshot:
         with path.open("rb") as handle:
             snapshot = pickle.load(handle)
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError) as exc:
-        raise IndexNotBuiltError(
-            f"{path} is unreadable ({exc}): run `docbot index --config F` again"
-        ) from exc
+        raise IndexNotBuiltError(f"{path} is unreadable ({exc}): {run_index('again')}") from exc
     if not isinstance(snapshot, CollectionSnapshot):
-        raise IndexNotBuiltError(f"{path} is not a collection snapshot: run `docbot index` again")
+        raise IndexNotBuiltError(f"{path} is not a collection snapshot: {run_index('again')}")
     return snapshot
 
 
@@ -374,7 +377,7 @@ class Index:
             return cls(config, str(manifest["generation"]), snapshots, engines)
         except (KeyError, TypeError) as exc:
             raise IndexNotBuiltError(
-                f"the index in {root} is damaged ({exc!r}): run `docbot index --config F` again"
+                f"the index in {root} is damaged ({exc!r}): {run_index('again')}"
             ) from exc
 
     @property
@@ -414,7 +417,7 @@ class Index:
         if missing:
             raise IndexNotBuiltError(
                 f"collection(s) {', '.join(missing)} are not in the index: "
-                "run `docbot index --config F` to add them"
+                f"{run_index('to add them')}"
             )
         key = tuple(sorted(set(names)))
         with self._lock:
@@ -441,12 +444,12 @@ def _load_snapshots(
         if entry is None:
             raise IndexNotBuiltError(
                 f"collection {collection.name!r} is configured but not in the index: "
-                "run `docbot index --config F` to add it"
+                f"{run_index('to add it')}"
             )
         if entry["chunking"] != expected:
             raise IndexNotBuiltError(
                 f"the chunking settings changed since the index was built ({entry['chunking']} "
-                f"-> {expected}): run `docbot index --config F` to rebuild"
+                f"-> {expected}): {run_index('to rebuild')}"
             )
         snapshots[collection.name] = _read_snapshot(root / entry["snapshot"])
     return snapshots

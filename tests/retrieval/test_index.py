@@ -44,8 +44,29 @@ def test_index_conforms_to_the_retriever_protocol(tmp_path: Path) -> None:
 
 def test_index_load_without_a_build_says_to_run_index(tmp_path: Path) -> None:
     config = public_and_secret(tmp_path)
-    with pytest.raises(IndexNotBuiltError, match=r"run `docbot index --config F` first"):
+    with pytest.raises(IndexNotBuiltError) as info:
         Index.load(config)
+    assert "run `docbot index` first (with the same --config as this command)" in str(info.value)
+
+
+def test_index_errors_never_show_a_placeholder_config_name(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(public_and_secret(tmp_path, with_secret=False))
+    changed = config.model_copy(
+        update={"search": config.search.model_copy(update={"chunk_tokens": 500})}
+    )
+    scope = Scope("T1", "C1", ConversationKind.CHANNEL, ("handbook", "nowhere"))
+    messages = []
+    for attempt in (
+        lambda: Index.load(config),
+        lambda: Index.load(changed),
+        lambda: Index.load(public_and_secret(tmp_path, with_secret=False)).search("x", scope, 3),
+    ):
+        with pytest.raises(IndexNotBuiltError) as info:
+            attempt()
+        messages.append(str(info.value))
+    for message in messages:
+        assert "run `docbot index`" in message and "--config F" not in message, message
 
 
 def test_index_load_refuses_an_index_missing_a_configured_collection(tmp_path: Path) -> None:

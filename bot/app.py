@@ -16,6 +16,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
+from bot.live import Live, LiveRuntime, Reload
 from bot.policy import ChannelPolicy, slack_channel_lookup
 from bot.settings import Settings
 from bot.store import AnswerStore
@@ -52,11 +53,14 @@ def build_app(
     client: AsyncWebClient | None = None,
     policy: ChannelPolicy | None = None,
     in_flight: InFlight | None = None,
+    reload: Reload | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
     HTTP mode (no SLACK_APP_TOKEN) needs the signing secret: checked here, at start-up, not on
     the first request. Socket Mode connections are authenticated by the app token instead.
+    With `reload`, docbot.yml and the index are read again whenever they change (bot/live.py);
+    without it, `config` and `answerer` serve until the process ends.
     """
     settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
     signing_secret = "" if settings.socket_mode else settings.signing_secret()
@@ -72,9 +76,7 @@ def build_app(
         name="docbot",
     )
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
-    deps = ListenerDeps(
-        config=config, answerer=answerer, store=store, policy=policy,
-        in_flight=in_flight or InFlight(),
-    )  # fmt: skip
+    runtime = LiveRuntime(Live(config, answerer, policy), reload)
+    deps = ListenerDeps(runtime=runtime, store=store, in_flight=in_flight or InFlight())
     register(app, deps)
     return app

@@ -266,16 +266,21 @@ def _print_answer(answer: Answer, out: TextIO) -> None:
 
 
 def _serve(args: argparse.Namespace, out: TextIO) -> int:
-    from bot.runtime import make_generator, make_pipeline, store_path
+    from bot.live import Reload
+    from bot.runtime import pipeline_loader, store_path
     from bot.serve import run_serve
     from bot.store import SQLiteAnswerStore
 
-    config = _config(args)
+    config_path = args.config or default_config_path()
+    config = load_config(config_path)
     settings = Settings.from_env(os.environ)
-    pipeline = make_pipeline(config, Index.load(config), make_generator(config.answer, settings))
+    load_pipeline = pipeline_loader(settings)
+    pipeline = load_pipeline(config)
+    # docbot.yml and the index are read again when they change, before the next question.
+    reload = Reload(config_path, load_pipeline)
     store = SQLiteAnswerStore(store_path(config))
     try:
-        asyncio.run(run_serve(config, settings, pipeline, store, port=args.port))
+        asyncio.run(run_serve(config, settings, pipeline, store, port=args.port, reload=reload))
     finally:
         store.close()
     return 0

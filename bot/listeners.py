@@ -11,10 +11,10 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
@@ -22,7 +22,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Reaction, Turn, mentions, parse_reaction, parse_turn
-from bot.policy import ChannelPolicy
+from bot.live import Answerer, Live, LiveRuntime
 from bot.render import Message, post_kwargs, render_answer, render_error, render_help
 from bot.store import AnswerRecord, AnswerStore
 from grounding.answer import Answer
@@ -40,19 +40,6 @@ UNPOSTED = "unposted:"  # reply_ts prefix of an answer whose reply could not be 
 INTERNAL_ERROR = (
     "something went wrong on my side while answering (it has been logged for the docbot admins)"
 )
-
-
-class Answerer(Protocol):
-    """The grounding pipeline as the Slack app sees it; `AnswerPipeline` conforms."""
-
-    async def answer(
-        self,
-        question: str,
-        scope: Scope,
-        *,
-        context: Sequence[str] = (),
-        user_id: str | None = None,
-    ) -> Answer: ...
 
 
 def _utc_now() -> datetime:
@@ -88,12 +75,13 @@ class InFlight:
             await asyncio.wait(pending, timeout=seconds)
 
 
+__all__ = ["Answerer", "InFlight", "ListenerDeps", "register"]
+
+
 @dataclass(frozen=True)
 class ListenerDeps:
-    config: Config
-    answerer: Answerer
+    runtime: LiveRuntime  # the config, answerer and policy of the moment (reloaded on change)
     store: AnswerStore
-    policy: ChannelPolicy
     now: Callable[[], datetime] = _utc_now
     in_flight: InFlight = field(default_factory=InFlight)
 
@@ -152,13 +140,17 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
 
 
 async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
-    """One question, answered at most once across redeliveries and restarts."""
-    if turn.team not in deps.config.teams:
+    """One question, answered at most once across redeliveries and restarts.
+
+    Config, answerer and policy are read once, here, so the whole turn uses one consistent set
+    (a reload of docbot.yml or the index applies from the next question)."""
+    live = await deps.runtime.current()
+    if turn.team not in live.config.teams:
         log.info("ignoring event %s from unconfigured team %s", turn.event_id, turn.team)
         return
     try:
         if await _claim(deps.store, turn):
-            await _respond(deps, client, turn)
+            await _respond(deps, live, client, turn)
     except Exception:
         # The edge catches broadly (a locked database included) so the asker always hears
         # back; the traceback is logged.
@@ -166,22 +158,22 @@ async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) ->
         await _post(client, turn, render_error(INTERNAL_ERROR))
 
 
-async def _respond(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
+async def _respond(deps: ListenerDeps, live: Live, client: AsyncWebClient, turn: Turn) -> None:
     if turn.in_thread and await _record_reason(deps, client, turn):
         return
-    scope = await deps.policy.scope_for(
+    scope = await live.policy.scope_for(
         turn.team, turn.channel, turn.channel_type, ext_shared=turn.ext_shared
     )
     if not turn.text:
         unverified = scope.kind is ConversationKind.UNKNOWN
-        help_reply = render_help(scope.collections, deps.config.feedback, unverified=unverified)
+        help_reply = render_help(scope.collections, live.config.feedback, unverified=unverified)
         await _post(client, turn, help_reply)
         return
     cosmetic = _cosmetic_client(client)
     # In the background: the answer never waits for the :eyes:.
     eyes = asyncio.create_task(_react(cosmetic, "reactions_add", turn))
     try:
-        message, answer = await _answer(deps, turn, scope)
+        message, answer = await _answer(deps, live, turn, scope)
         reply_ts = await _post(client, turn, message)
         if answer is not None:
             await _save(deps, turn, answer, reply_ts)
@@ -194,7 +186,7 @@ async def _respond(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> No
 async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
     """A channel thread reply seen as `message`: record it if it is an awaited reason, else leave
     it unclaimed for the app_mention delivery of the same message."""
-    if turn.team not in deps.config.teams:
+    if turn.team not in (await deps.runtime.current()).config.teams:
         return
     try:
         if await _pending_reason(deps.store, turn) is None:
@@ -219,7 +211,9 @@ async def _claim(store: AnswerStore, turn: Turn) -> bool:
     return True
 
 
-async def _answer(deps: ListenerDeps, turn: Turn, scope: Scope) -> tuple[Message, Answer | None]:
+async def _answer(
+    deps: ListenerDeps, live: Live, turn: Turn, scope: Scope
+) -> tuple[Message, Answer | None]:
     try:
         question = check_question(turn.text)
     except InputError as exc:
@@ -230,8 +224,8 @@ async def _answer(deps: ListenerDeps, turn: Turn, scope: Scope) -> tuple[Message
             context = await asyncio.to_thread(
                 deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
             )
-        answer = await deps.answerer.answer(question, scope, context=context, user_id=turn.user)
-        return render_answer(answer, deps.config.feedback), answer
+        answer = await live.answerer.answer(question, scope, context=context, user_id=turn.user)
+        return render_answer(answer, live.config.feedback), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.
         log.exception("answering event %s in %s failed", turn.event_id, turn.channel)
@@ -301,9 +295,12 @@ async def handle_reaction(
     bot_user_id: str | None, *, added: bool,
 ) -> None:  # fmt: skip
     """Feedback on docbot's own answers only, from the configured emoji sets; idempotent."""
-    if reaction is None or reaction.user == bot_user_id or reaction.team not in deps.config.teams:
+    if reaction is None or reaction.user == bot_user_id:
         return
-    kind = _feedback_kind(deps.config, reaction.emoji)
+    config = (await deps.runtime.current()).config
+    if reaction.team not in config.teams:
+        return
+    kind = _feedback_kind(config, reaction.emoji)
     if kind is None:
         return
     try:

@@ -83,6 +83,13 @@ class ChannelPolicy:
         self._clock = clock
         self._cache: dict[tuple[str, str], _Cached] = {}
 
+    def reconfigured(self, config: Config) -> ChannelPolicy:
+        """The same lookups and cache under another config: what a channel *is* does not
+        depend on docbot.yml, only which collections it may read."""
+        policy = ChannelPolicy(config, self._lookup, ttl_seconds=self._ttl, clock=self._clock)
+        policy._cache = self._cache
+        return policy
+
     async def scope_for(
         self,
         team_id: str,

@@ -5,6 +5,7 @@ Only the CLI calls this; everything below receives its dependencies as arguments
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.settings import Settings
@@ -46,6 +47,16 @@ def make_pipeline(config: Config, index: Index, generator: Generator) -> AnswerP
     return AnswerPipeline(
         index, generator, TiktokenCounter(), policy, url_resolver(config), k=config.answer.k
     )
+
+
+def pipeline_loader(settings: Settings) -> Callable[[Config], AnswerPipeline]:
+    """Index + generator + pipeline for a config: at start-up, and again by `docbot serve`
+    whenever docbot.yml or the index changes (bot/live.py)."""
+
+    def load(config: Config) -> AnswerPipeline:
+        return make_pipeline(config, Index.load(config), make_generator(config.answer, settings))
+
+    return load
 
 
 def store_path(config: Config) -> Path:

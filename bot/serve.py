@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
 from bot.listeners import Answerer, InFlight
+from bot.live import Reload
 from bot.settings import Settings, SettingsError
 from bot.store import AnswerStore
 from retrieval.config import Config
@@ -54,10 +55,13 @@ async def run_serve(
     *,
     port: int,
     host: str = "0.0.0.0",
+    reload: Reload | None = None,
 ) -> None:
-    """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens."""
+    """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens.
+
+    With `reload`, changes to docbot.yml and the index apply from the next question."""
     in_flight = InFlight()
-    app = build_app(settings, answerer, store, config=config, in_flight=in_flight)
+    app = build_app(settings, answerer, store, config=config, in_flight=in_flight, reload=reload)
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
     if identity.get("team_id") not in config.teams:

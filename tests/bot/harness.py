@@ -20,6 +20,7 @@ from pydantic import SecretStr
 from slack_bolt.async_app import AsyncApp
 
 from bot.app import Answerer, build_app
+from bot.live import Reload
 from bot.serve import http_app
 from bot.settings import Settings
 from bot.store import AnswerStore
@@ -128,10 +129,11 @@ def settings_for(slack: FakeSlack) -> Settings:
 
 @asynccontextmanager
 async def running_app(
-    slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore
-) -> AsyncIterator[RunningApp]:
+    slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore,
+    *, reload: Reload | None = None,
+) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them."""
-    app = build_app(settings_for(slack), answerer, store, config=config)
+    app = build_app(settings_for(slack), answerer, store, config=config, reload=reload)
     runner = web.AppRunner(http_app(app), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -1,0 +1,155 @@
+"""The configuration, answerer and channel policy a running `docbot serve` answers with.
+
+Before each question the listeners ask `LiveRuntime.current()`: a stat of docbot.yml and of the
+index manifest, and only when either changed are they read again and the pipeline rebuilt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from bot.policy import ChannelPolicy
+from grounding.answer import Answer
+from retrieval.config import Config, load_config
+from retrieval.errors import DocbotError
+from retrieval.index import index_root
+from retrieval.scopes import Scope
+
+log = logging.getLogger("docbot.live")
+
+# retrieval.index replaces this file atomically, last, once a build is complete: a build in
+# progress leaves it (and so what we load) untouched.
+MANIFEST = "manifest.json"
+
+# (device, inode, size, mtime in ns) of a file, or None when it does not exist. The inode
+# changes on every atomic replace, so a rewrite within one mtime tick is still seen.
+FileStamp = tuple[int, int, int, int] | None
+
+
+class Answerer(Protocol):
+    """The grounding pipeline as the Slack app sees it; `AnswerPipeline` conforms."""
+
+    async def answer(
+        self,
+        question: str,
+        scope: Scope,
+        *,
+        context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """What one question is answered with: read together so they always match."""
+
+    config: Config
+    answerer: Answerer
+    policy: ChannelPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class Reload:
+    """Where changes come from and how to build an answerer (index + pipeline) for a config.
+
+    `load_answerer` raises DocbotError when the index is missing, damaged or stale for it."""
+
+    config_path: Path
+    load_answerer: Callable[[Config], Answerer]
+    read_config: Callable[[Path], Config] = load_config
+
+
+def file_stamp(path: Path) -> FileStamp:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def manifest_path(config: Config) -> Path:
+    return index_root(config) / MANIFEST
+
+
+class LiveRuntime:
+    """The current `Live`; with a `Reload`, swapped for a fresh one when the files change.
+
+    A reload that fails keeps what was served before and logs what to fix, once per change.
+    A valid new config always takes effect (it holds the access rules), even when its index
+    cannot be loaded yet: the previous index then keeps answering under the new rules."""
+
+    def __init__(self, live: Live, reload: Reload | None = None) -> None:
+        self._live = live
+        self._reload = reload
+        self._seen = self._stamps(live.config)
+        self._lock = asyncio.Lock()
+
+    async def current(self) -> Live:
+        if self._reload is None or self._stamps(self._live.config) == self._seen:
+            return self._live
+        async with self._lock:  # one reload at a time; the others then see it done
+            if self._stamps(self._live.config) != self._seen:
+                # Index.load reads files and builds structures: off the event loop.
+                self._live, self._seen = await asyncio.to_thread(self._reloaded, self._live)
+        return self._live
+
+    def _stamps(self, config: Config) -> tuple[FileStamp, FileStamp]:
+        if self._reload is None:
+            return (None, None)
+        return file_stamp(self._reload.config_path), file_stamp(manifest_path(config))
+
+    def _reloaded(self, previous: Live) -> tuple[Live, tuple[FileStamp, FileStamp]]:
+        """The new Live and the stamps it was read at (taken before reading, so a change made
+        during the read is seen by the next question)."""
+        assert self._reload is not None
+        config_stamp = file_stamp(self._reload.config_path)
+        config = self._read_config(previous.config)
+        index_stamp = file_stamp(manifest_path(config))
+        if config == previous.config and index_stamp == self._seen[1]:
+            return previous, (config_stamp, index_stamp)  # touched, not changed
+        answerer = self._load_answerer(config, previous.answerer)
+        policy = (
+            previous.policy if config == previous.config else previous.policy.reconfigured(config)
+        )
+        return Live(config, answerer, policy), (config_stamp, index_stamp)
+
+    def _read_config(self, previous: Config) -> Config:
+        assert self._reload is not None
+        path = self._reload.config_path
+        try:
+            return self._reload.read_config(path)
+        except Exception as exc:
+            _log_failure(
+                exc, f"{path} changed but cannot be used, so docbot keeps answering with the "
+                "previous configuration until the file is fixed (it is read again when it changes)",
+            )  # fmt: skip
+            return previous
+
+    def _load_answerer(self, config: Config, previous: Answerer) -> Answerer:
+        assert self._reload is not None
+        try:
+            answerer = self._reload.load_answerer(config)
+        except Exception as exc:
+            _log_failure(
+                exc, f"the index in {index_root(config)} cannot be loaded, so docbot keeps "
+                "answering from the previous index (under the current access rules in "
+                f"{self._reload.config_path}); fix it with `docbot index`",
+            )  # fmt: skip
+            return previous
+        log.info("reloaded %s and the index in %s", self._reload.config_path, index_root(config))
+        return answerer
+
+
+def _log_failure(exc: Exception, what: str) -> None:
+    # The edge catches broadly: a reload must never take the running bot down. Docbot's own
+    # errors say what to fix; anything else gets its traceback.
+    if isinstance(exc, DocbotError):
+        log.error("%s: %s", what, exc)
+    else:
+        log.exception("%s", what)

@@ -77,8 +77,10 @@ def entry_dict(entry: FeedbackEntry) -> dict[str, Any]:
 
 
 def _json_report(entries: Sequence[FeedbackEntry]) -> dict[str, Any]:
+    # The whole stored answer rides along under "answer": finding out why an answer was wrong
+    # needs what was retrieved, omitted and dropped (docs/feedback.md), not only the claims.
     return {
-        "entries": [entry_dict(entry) for entry in entries],
+        "entries": [entry_dict(entry) | {"answer": entry.record.answer} for entry in entries],
         "most_cited_in_wrong": [
             {"source": source, "wrong_answers": count}
             for source, count in most_cited_in_wrong(entries)
@@ -130,7 +132,9 @@ def _entry_text(entry: FeedbackEntry) -> str:
         f"  status: {data['status']}, generator: {data['generator'] or '-'}",
     ]
     if data["claims"]:
-        lines += ["  claims:"] + [f"    - {_claim_text(c)}" for c in data["claims"]]
+        # Continuation lines (code blocks, lists) are indented under their bullet.
+        claims = [_claim_text(c).replace("\n", "\n      ") for c in data["claims"]]
+        lines += ["  claims:"] + [f"    - {claim}" for claim in claims]
     if data["sources"]:
         lines += ["  sources:"] + [f"    {_source_text(s)}" for s in data["sources"]]
     if entry.reasons:

@@ -121,3 +121,49 @@ def test_most_cited_in_wrong_counts_each_answer_once(store: SQLiteAnswerStore) -
     assert most_cited_in_wrong(entries) == [("handbook/deploy.md", 2), ("handbook/ops.md", 1)]
     assert most_cited_in_wrong(entries, top=1) == [("handbook/deploy.md", 2)]
     assert most_cited_in_wrong(()) == []
+
+
+def test_feedback_command_json_carries_the_whole_stored_answer(tmp_path: Path) -> None:
+    """docs/feedback.md sends admins to `retrieved`, `omitted` and `dropped_claims`."""
+    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
+    answer = {
+        "status": "answered", "question": "how do I roll back?", "message": "",
+        "scope": {"team": "T1", "channel": "C1", "kind": "channel", "collections": ["handbook"]},
+        "claims": [{"text": "Run make rollback.", "citations": [1]}], "sources": _sources("d.md"),
+        "retrieved": [{"chunk_id": "c1", "path": "d.md", "score": 7.5, "rank": 1}],
+        "omitted": [{"chunk_id": "c9", "reason": "budget"}],
+        "dropped_claims": [{"text": "Always safe.", "reason": "unsupported", "detail": "x"}],
+        "generator": "extractive", "error_detail": "", "timings_ms": {"search": 1.5},
+        "usage": {"input_tokens": 0, "output_tokens": 0},
+    }  # fmt: skip
+    record = AnswerRecord(
+        team="T1", channel="C1", thread_ts="1.0", reply_ts="2.0", question_ts="1.0",
+        asker="U1", question="how do I roll back?", answer=answer, created="2026-10-03T10:00",
+    )  # fmt: skip
+    store.add_feedback(store.save_answer(record), "U2", "wrong", "x", "2026-10-03T11:00:00")
+    try:
+        (entry,) = json.loads(_run(store, "json", wrong=True))["entries"]
+    finally:
+        store.close()
+    assert entry["answer"] == answer
+    assert entry["answer"]["omitted"] == [{"chunk_id": "c9", "reason": "budget"}]
+
+
+def test_feedback_command_text_indents_multi_line_claims_under_their_bullet(
+    tmp_path: Path,
+) -> None:
+    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
+    answer = {
+        "status": "answered", "question": "how?", "sources": _sources("d.md"),
+        "claims": [{"text": "Run:\n```\nmake rollback\n```", "citations": [1]}],
+    }  # fmt: skip
+    record = AnswerRecord(
+        team="T1", channel="C1", thread_ts="1.0", reply_ts="2.0", question_ts="1.0",
+        asker="U1", question="how?", answer=answer, created="2026-10-03T10:00",
+    )  # fmt: skip
+    store.add_feedback(store.save_answer(record), "U2", "wrong", "x", "2026-10-03T11:00:00")
+    try:
+        text = _run(store, "text", wrong=True)
+    finally:
+        store.close()
+    assert "    - Run:\n      ```\n      make rollback\n      ``` [1]\n" in text

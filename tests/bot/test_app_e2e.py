@@ -903,3 +903,20 @@ async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         await asyncio.sleep(0.02)
+
+
+def test_app_question_that_mentions_other_people_is_still_answered(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        question = "<@U0BOB|bob> asked: how do I roll back a deploy? cc <@U0CAROL> <!here>"
+        await app.send(ask(slack, question, GENERAL, "40.000100"))
+        (post,) = await slack.wait_for("chat.postMessage")
+        assert "deploy/rollback.md" in reply_text(post)
+        record = store.find_answer(TEAM, GENERAL, _reply_ts(post))
+        assert record is not None
+        assert record.question == "asked: how do I roll back a deploy? cc"
+
+    run(config, answerer, store, scenario)

@@ -21,14 +21,35 @@ def delivery(**event: Any) -> dict[str, Any]:
     [
         (f"<@{BOT}> how do I roll back?", "how do I roll back?"),
         (f"<@{BOT}|docbot>   how do I roll back?", "how do I roll back?"),
-        (f"hey <@{BOT}> what does <@U0OTHER> own?", "hey what does <@U0OTHER> own?"),
+        (f"hey <@{BOT}> what does <@U0OTHER> own?", "hey what does own?"),
+        (
+            f"<@{BOT}> How do I disable SSL verification? cc <@U0BOB>",
+            "How do I disable SSL verification? cc",
+        ),
+        (
+            f"<@{BOT}> <@U0BOB|bob> asked: how do I follow redirects?",
+            "asked: how do I follow redirects?",
+        ),
+        (
+            f"<@{BOT}> <!here> is <#C0DEPLOY|deploys> the place? <!subteam^S0OPS|@ops>",
+            "is #deploys the place?",
+        ),
+        (
+            f"<@{BOT}> see <https://x.example/a?b=1&amp;c=2|the runbook> and <https://y.example>",
+            "see the runbook and https://y.example",
+        ),
+        (
+            f"<@{BOT}> after <!date^1392734382^{{date_short}}|Feb 18, 2014> and <#C0NONAME>?",
+            "after Feb 18, 2014 and ?",
+        ),
+        (f"<@{BOT}> is &lt;@U0BOB&gt; literal?", "is <@U0BOB> literal?"),
         (f"<@{BOT}> is a &lt; b &amp;&amp; c &gt; d?", "is a < b && c > d?"),
         (f"<@{BOT}> what is &amp;lt;?", "what is &lt;?"),
         (f"<@{BOT}>", ""),
         (f"<@{BOT}> line one\nline two", "line one\nline two"),
     ],
 )
-def test_question_text_removes_only_docbots_mention_and_unescapes(text: str, question: str) -> None:
+def test_question_text_turns_slack_markup_into_plain_text(text: str, question: str) -> None:
     assert question_text(text, BOT) == question
 
 

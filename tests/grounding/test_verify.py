@@ -286,3 +286,25 @@ def test_support_problem_code_block_with_a_url_is_checked_whole() -> None:
     assert support_problem(claim, evidence) is None
     changed = claim.replace("timeout=None", "timeout=5")
     assert support_problem(changed, evidence) is not None
+
+
+ROLLBACK_ZH = (
+    "值班工程师应当立即回滚部署。运行 `deploy rollback` 命令即可恢复到上一个版本。"
+    "回滚通常在两分钟内完成。"
+)
+ROLLBACK_RU = (
+    "Чтобы откатить развёртывание, выполните команду `deploy rollback`. "
+    "Откат обычно занимает не больше двух минут."
+)
+
+
+def test_support_problem_accepts_verbatim_cjk_and_cyrillic_sentences() -> None:
+    # The extractive generator quotes such sentences; verbatim must always verify.
+    for sentence in (
+        "运行 `deploy rollback` 命令即可恢复到上一个版本。",
+        "回滚通常在两分钟内完成。",
+    ):
+        assert support_problem(sentence, ROLLBACK_ZH) is None
+    assert support_problem("Откат обычно занимает не больше двух минут.", ROLLBACK_RU) is None
+    # A changed CJK fact is not in the evidence as written.
+    assert support_problem("回滚通常在三分钟内完成。", ROLLBACK_ZH) is not None

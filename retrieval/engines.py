@@ -21,7 +21,8 @@ from retrieval.errors import IndexNotBuiltError
 
 EngineKind = Literal["bm25", "tantivy"]
 _META = "engine.json"
-_FORMAT = 1
+# 2: engine.json also records the bm25 term and posting counts, checked at open.
+_FORMAT = 2
 
 
 class Engine(Protocol):
@@ -55,20 +56,33 @@ def build_engine(
 
 
 def open_engine(directory: Path) -> Engine:
-    """Open an engine written by `Engine.save`; a missing or foreign folder means rebuild."""
+    """Open an engine written by `Engine.save`; a missing, foreign or damaged folder means rebuild.
+
+    Whatever is wrong on disk becomes IndexNotBuiltError naming the folder: an engine is
+    never half-read into wrong results or a traceback.
+    """
     try:
         meta = json.loads((directory / _META).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise IndexNotBuiltError(f"{directory}: no readable search engine ({exc})") from exc
-    if meta.get("format") != _FORMAT or meta.get("engine") not in ("bm25", "tantivy"):
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
         raise IndexNotBuiltError(f"{directory}: engine written by an incompatible docbot version")
-    if meta["engine"] == "bm25":
-        return RankBM25Engine.open(directory)
-    return TantivyEngine.open(directory, meta["documents"])
+    if meta.get("engine") == "bm25":
+        return RankBM25Engine.open(directory, meta)
+    if meta.get("engine") == "tantivy":
+        return TantivyEngine.open(directory, _count(meta, "documents", directory))
+    raise IndexNotBuiltError(f"{directory}: {_META} names no known engine ({meta.get('engine')!r})")
 
 
-def _write_meta(directory: Path, engine: str, documents: int) -> None:
-    meta = {"format": _FORMAT, "engine": engine, "documents": documents}
+def _count(meta: dict[str, object], key: str, directory: Path) -> int:
+    value = meta.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise IndexNotBuiltError(f"{directory}: {_META} holds no {key} count (found {value!r})")
+    return value
+
+
+def _write_meta(directory: Path, engine: str, documents: int, **counts: int) -> None:
+    meta = {"format": _FORMAT, "engine": engine, "documents": documents, **counts}
     (directory / _META).write_text(json.dumps(meta), encoding="utf-8")
 
 
@@ -162,19 +176,51 @@ class RankBM25Engine:
         np.save(directory / "weights.npy", self._weights)
         terms = json.dumps(list(self._terms), ensure_ascii=False)
         (directory / "terms.json").write_text(terms, encoding="utf-8")
-        _write_meta(directory, self.name, self._documents)
+        counts = {"terms": len(self._terms), "postings": len(self._docs)}
+        _write_meta(directory, self.name, self._documents, **counts)
 
     @classmethod
-    def open(cls, directory: Path) -> RankBM25Engine:
-        meta = json.loads((directory / _META).read_text(encoding="utf-8"))
+    def open(cls, directory: Path, meta: dict[str, object]) -> RankBM25Engine:
+        """Reopen a saved engine, refusing files that disagree with each other or with meta."""
+        documents, terms_count, postings = (
+            _count(meta, key, directory) for key in ("documents", "terms", "postings")
+        )
+        try:
+            terms = json.loads((directory / "terms.json").read_text(encoding="utf-8"))
+            # allow_pickle=False: a damaged header must not make np.load unpickle anything.
+            offsets, docs, weights = (
+                np.load(directory / name, allow_pickle=False)
+                for name in ("offsets.npy", "docs.npy", "weights.npy")
+            )
+        except (OSError, ValueError, EOFError) as exc:
+            raise IndexNotBuiltError(f"{directory}: unreadable bm25 engine ({exc})") from exc
         engine = cls(())
-        engine._documents = int(meta["documents"])
-        terms = json.loads((directory / "terms.json").read_text(encoding="utf-8"))
-        engine._terms = {term: i for i, term in enumerate(terms)}
-        engine._offsets = np.load(directory / "offsets.npy")
-        engine._docs = np.load(directory / "docs.npy")
-        engine._weights = np.load(directory / "weights.npy")
+        engine._documents = documents
+        if isinstance(terms, list) and all(isinstance(term, str) for term in terms):
+            engine._terms = {term: i for i, term in enumerate(terms)}
+        engine._offsets, engine._docs, engine._weights = offsets, docs, weights
+        problem = engine._inconsistency(terms_count, postings)
+        if problem:
+            raise IndexNotBuiltError(f"{directory}: damaged bm25 engine ({problem})")
         return engine
+
+    def _inconsistency(self, terms: int, postings: int) -> str:
+        """What is wrong with freshly opened arrays, or "" when they fit together."""
+        if len(self._terms) != terms:
+            return f"terms.json holds {len(self._terms)} distinct terms, {_META} says {terms}"
+        shapes = (self._offsets.shape, self._docs.shape, self._weights.shape)
+        if shapes != ((terms + 1,), (postings,), (postings,)):
+            return f"array shapes {shapes} do not fit {terms} terms and {postings} postings"
+        dtypes = (self._offsets.dtype, self._docs.dtype, self._weights.dtype)
+        if dtypes != (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.float64)):
+            return f"array types {dtypes} are not int64, int32, float64"
+        if self._offsets[0] != 0 or self._offsets[-1] != postings:
+            return "offsets do not span the postings"
+        if np.any(np.diff(self._offsets) < 0):
+            return "offsets are not in order"
+        if postings and (self._docs.min() < 0 or self._docs.max() >= self._documents):
+            return f"postings name documents outside 0..{self._documents - 1}"
+        return ""
 
 
 class TantivyEngine:
@@ -223,10 +269,15 @@ class TantivyEngine:
     @classmethod
     def open(cls, directory: Path, documents: int) -> TantivyEngine:
         try:
-            index = tantivy.Index.open(str(directory))
+            engine = cls(tantivy.Index.open(str(directory)), documents)
         except (OSError, ValueError) as exc:
             raise IndexNotBuiltError(f"{directory}: cannot open the tantivy index ({exc})") from exc
-        return cls(index, documents)
+        found = engine._searcher.num_docs
+        if found != documents:
+            raise IndexNotBuiltError(
+                f"{directory}: damaged tantivy index ({found} documents, {_META} says {documents})"
+            )
+        return engine
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         if not query_tokens or k <= 0:

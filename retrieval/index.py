@@ -11,9 +11,12 @@ The cost: public chunks are indexed again in every set, so the engines take abou
 (1 + number of private grants) times the space and build time of a single shared index.
 
 Layout under `state_dir/index`: `snapshots/` (one pickle per collection and content) and
-`engines/` (one folder per set and content) are content-addressed and never changed once in
-place; `manifest.json` names the ones in use and is replaced atomically, last. A crashed build
-leaves the previous manifest, and so the previous index, whole.
+`engines/` (one folder per set and content) are content-addressed; `manifest.json` names the
+ones in use, with the size and sha256 of every file in them, and is replaced atomically, last,
+once everything it names is on disk (fsynced). A crashed build leaves the previous manifest,
+and so the previous index, whole. Load checks every file against the manifest, and a build
+reuses a snapshot or engine only if it still matches: a damaged one is refused at load
+("run `docbot index` again") and rewritten by the next build, never kept.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ from retrieval.scopes import Scope, check_exclusive_files
 from retrieval.tokenize import tokenize
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
-FORMAT = 1
+# 2: the manifest records each file's size and sha256, and engine.json the bm25 counts.
+FORMAT = 2
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 _MANIFEST = "manifest.json"
@@ -114,14 +118,14 @@ def build_index(config: Config, counter: TokenCounter | None = None) -> BuildRep
     """Scan every collection (re-reading changed files only) and refresh the changed engines."""
     started = time.perf_counter()
     root = index_root(config)
-    previous = _previous_snapshots(root)
+    previous = _previous(root)
     counter = counter if counter is not None else TiktokenCounter()
     snapshots: dict[str, CollectionSnapshot] = {}
     reports = []
     scan_notes: list[tuple[str, str, str]] = []
     for collection in config.collections:
         snapshot, changes = scan_collection(
-            collection, config.search, counter, previous.get(collection.name)
+            collection, config.search, counter, previous.snapshots.get(collection.name)
         )
         snapshots[collection.name] = snapshot
         scan_notes += [(collection.name, "", note) for note in changes.notes]
@@ -137,7 +141,7 @@ def build_index(config: Config, counter: TokenCounter | None = None) -> BuildRep
             )
         )
     _check_exclusive(config, snapshots)
-    written = write_index(config, snapshots)
+    written = write_index(config, snapshots, previous)
     return BuildReport(
         generation=written.generation,
         collections=tuple(reports),
@@ -173,13 +177,21 @@ def index_root(config: Config) -> Path:
     return Path(config.state_dir) / "index"
 
 
-def write_index(config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> Written:
-    """Persist `snapshots` and an engine per collection set, then switch the manifest to them."""
+def write_index(
+    config: Config,
+    snapshots: Mapping[str, CollectionSnapshot],
+    previous: Previous | None = None,
+) -> Written:
+    """Persist `snapshots` and an engine per collection set, then switch the manifest to them.
+
+    What `previous` holds (the last build's verified snapshots and recorded engine files) is
+    reused when unchanged and still intact on disk; everything else is written anew.
+    """
     root = index_root(config)
     try:
         for folder in (root / "snapshots", root / "engines"):
             folder.mkdir(parents=True, exist_ok=True)
-        return _write(root, config, snapshots)
+        return _write(root, config, snapshots, previous or Previous({}, {}, {}))
     except OSError as exc:
         raise DocbotError(
             f"cannot write the index under {root} ({exc}): check that the folder is writable "
@@ -187,21 +199,31 @@ def write_index(config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> 
         ) from exc
 
 
-def _write(root: Path, config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> Written:
+def _write(
+    root: Path,
+    config: Config,
+    snapshots: Mapping[str, CollectionSnapshot],
+    previous: Previous,
+) -> Written:
     tokens = _TokenCache(snapshots)
     entries, sets, built = [], [], 0
     for name, snapshot in snapshots.items():
         file = f"snapshots/{name}-{_fingerprint(snapshot, with_dates=True)}.pickle"
-        _write_snapshot(root / file, snapshot)
-        entries.append(_collection_entry(snapshot, file))
+        kept = previous.stored.get(file)
+        if kept is not None and kept[0] == snapshot:
+            stored = kept[1]  # verified when `previous` was read, and equal to this snapshot
+        else:
+            stored = _write_snapshot(root / file, snapshot)
+        entries.append(_collection_entry(snapshot, file, stored))
     for names in collection_sets(config):
         kind = choose_engine(config.search, sum(snapshots[n].chunk_count for n in names))
         key = _engine_key(kind, names, snapshots)
         target = root / "engines" / key
-        if not target.exists():
-            _build_engine_dir(target, kind, tokens.corpus(names))
+        files = _reusable(target, previous.sets.get(key))
+        if files is None:
+            files = _build_engine_dir(target, kind, tokens.corpus(names))
             built += 1
-        sets.append({"collections": list(names), "engine": kind, "key": key})
+        sets.append({"collections": list(names), "engine": kind, "key": key, "files": files})
     generation = _generation(snapshots)
     manifest = {"format": FORMAT, "tokenizer": TOKENIZER_VERSION, "generation": generation}
     manifest |= {"collections": entries, "sets": sets}
@@ -210,10 +232,14 @@ def _write(root: Path, config: Config, snapshots: Mapping[str, CollectionSnapsho
     return Written(generation, built, len(sets) - built)
 
 
-def _collection_entry(snapshot: CollectionSnapshot, file: str) -> dict[str, Any]:
+def _collection_entry(
+    snapshot: CollectionSnapshot, file: str, stored: tuple[int, str]
+) -> dict[str, Any]:
     return {
         "name": snapshot.name,
         "snapshot": file,
+        "bytes": stored[0],
+        "sha256": stored[1],
         "chunking": snapshot.chunking,
         "documents": len(snapshot.files),
         "chunks": snapshot.chunk_count,
@@ -258,22 +284,111 @@ def _generation(snapshots: Mapping[str, CollectionSnapshot]) -> str:
     return hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]
 
 
-def _build_engine_dir(target: Path, kind: EngineKind, corpus: Sequence[Sequence[str]]) -> None:
-    """Build into a temporary folder, then rename: an engine folder is whole or absent."""
+def _build_engine_dir(
+    target: Path, kind: EngineKind, corpus: Sequence[Sequence[str]]
+) -> dict[str, list[int | str]]:
+    """Build into a temporary folder, make it durable, then rename: whole or absent.
+
+    A damaged folder already at `target` is moved aside and removed only once the new one is
+    in place, so a reader never finds the name empty. Returns the folder's recorded files.
+    """
     temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir()
     build_engine(kind, corpus, temporary)
+    files = _folder_files(temporary)
+    for name in files:
+        _fsync(temporary / name)
+    _fsync(temporary)
+    damaged = target.with_name(f"{target.name}.damaged-{os.getpid()}")
+    if target.exists():
+        os.rename(target, damaged)
     os.rename(temporary, target)
+    _fsync(target.parent)
+    shutil.rmtree(damaged, ignore_errors=True)
+    return files
 
 
-def _write_snapshot(path: Path, snapshot: CollectionSnapshot) -> None:
-    if path.exists():
-        return  # content-addressed: an existing file already holds this snapshot
+def _reusable(
+    target: Path, previous: Mapping[str, Any] | None
+) -> dict[str, list[int | str]] | None:
+    """The recorded files of an engine folder still on disk as the last manifest described it."""
+    if previous is None or not target.is_dir():
+        return None
+    try:
+        files: dict[str, list[int | str]] = {
+            str(name): [int(size), str(digest)]
+            for name, (size, digest) in previous["files"].items()
+        }
+        _verify_folder(target, files)
+    except (IndexNotBuiltError, KeyError, TypeError, ValueError, AttributeError):
+        return None  # damaged, changed or never recorded: rebuilt
+    return files
+
+
+# Lock files tantivy keeps in its folder: empty, and not part of the engine's content.
+_UNRECORDED_SUFFIX = ".lock"
+
+
+def _folder_files(folder: Path) -> dict[str, list[int | str]]:
+    """name -> [size, sha256] of each file in an engine folder, as the manifest records it."""
+    return {
+        path.name: [path.stat().st_size, _sha256(path)]
+        for path in sorted(folder.iterdir())
+        if path.is_file() and not path.name.endswith(_UNRECORDED_SUFFIX)
+    }
+
+
+def _verify_folder(folder: Path, files: Mapping[str, Sequence[int | str]]) -> None:
+    """IndexNotBuiltError unless every recorded file is there with its size and sha256."""
+    if not files:
+        raise IndexNotBuiltError(f"{folder}: the manifest records no files for this engine")
+    for name, (size, digest) in files.items():
+        _verify_file(folder / name, int(size), str(digest))
+
+
+def _verify_file(path: Path, size: int, digest: str) -> None:
+    try:
+        found = path.stat().st_size
+        if found == size and _sha256(path) == digest:
+            return
+    except OSError as exc:
+        raise IndexNotBuiltError(f"{path} is unreadable ({exc.strerror or exc})") from exc
+    raise IndexNotBuiltError(_changed(path, found, size))
+
+
+def _changed(path: Path, found: int, size: int) -> str:
+    if found != size:
+        return f"{path} is {found} bytes, not the {size} docbot index wrote"
+    return f"{path} has changed since docbot index wrote it"
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file's or a folder's entries to disk (a folder: so a rename in it survives)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _write_snapshot(path: Path, snapshot: CollectionSnapshot) -> tuple[int, str]:
+    """Store the snapshot durably (replacing whatever is there); return its size and sha256."""
+    data = pickle.dumps(snapshot, protocol=pickle.HIGHEST_PROTOCOL)
+    digest = hashlib.sha256(data).hexdigest()
     temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     with temporary.open("wb") as handle:
-        pickle.dump(snapshot, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
     os.replace(temporary, path)
+    _fsync(path.parent)
+    return len(data), digest
 
 
 def _replace_json(path: Path, value: Mapping[str, Any]) -> None:
@@ -283,6 +398,7 @@ def _replace_json(path: Path, value: Mapping[str, Any]) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
+    _fsync(path.parent)
 
 
 def _collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
@@ -317,27 +433,59 @@ def _read_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def _read_snapshot(path: Path) -> CollectionSnapshot:
+def _read_snapshot(root: Path, entry: Mapping[str, Any]) -> CollectionSnapshot:
+    """The snapshot a manifest entry names, if its bytes are the ones the build wrote."""
+    path = root / entry["snapshot"]
     try:
-        with path.open("rb") as handle:
-            snapshot = pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IndexNotBuiltError(
+            f"{path} is unreadable ({exc.strerror or exc}): {run_index('again')}"
+        ) from exc
+    if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise IndexNotBuiltError(
+            f"the collection snapshot is damaged ({_changed(path, len(data), entry['bytes'])}): "
+            f"{run_index('again')}"
+        )
+    try:
+        snapshot = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
+        # Bytes as written but unloadable: a docbot version whose classes differ wrote them.
         raise IndexNotBuiltError(f"{path} is unreadable ({exc}): {run_index('again')}") from exc
     if not isinstance(snapshot, CollectionSnapshot):
         raise IndexNotBuiltError(f"{path} is not a collection snapshot: {run_index('again')}")
     return snapshot
 
 
-def _previous_snapshots(root: Path) -> dict[str, CollectionSnapshot]:
-    """What the last build saw, so unchanged files are not read again; nothing if unusable."""
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """What the last build left that is still intact, for the next build to reuse."""
+
+    snapshots: dict[str, CollectionSnapshot]  # by collection: its unchanged files are not read
+    stored: dict[str, tuple[CollectionSnapshot, tuple[int, str]]]  # snapshot file -> (it, size/sha)
+    sets: dict[str, Mapping[str, Any]]  # engine key -> manifest entry (files checked on reuse)
+
+
+def _previous(root: Path) -> Previous:
+    """The last manifest's snapshots that still match it; a damaged one is left out, so its
+    collection is read again and its file rewritten."""
     try:
         manifest = _read_manifest(root)
-        return {
-            entry["name"]: _read_snapshot(root / entry["snapshot"])
-            for entry in manifest["collections"]
-        }
+        entries, sets = list(manifest["collections"]), list(manifest["sets"])
     except (IndexNotBuiltError, KeyError, TypeError):
-        return {}
+        return Previous({}, {}, {})
+    found = Previous({}, {}, {})
+    for entry in entries:
+        try:
+            snapshot = _read_snapshot(root, entry)
+            found.stored[entry["snapshot"]] = (snapshot, (int(entry["bytes"]), entry["sha256"]))
+        except (IndexNotBuiltError, KeyError, TypeError, ValueError):
+            continue
+        found.snapshots[snapshot.name] = snapshot
+    for entry in sets:
+        if isinstance(entry, dict) and "key" in entry:
+            found.sets[str(entry["key"])] = entry
+    return found
 
 
 class Index:
@@ -375,7 +523,7 @@ class Index:
             _check_exclusive(config, snapshots)
             engines = _open_engines(root, manifest["sets"], snapshots)
             return cls(config, str(manifest["generation"]), snapshots, engines)
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise IndexNotBuiltError(
                 f"the index in {root} is damaged ({exc!r}): {run_index('again')}"
             ) from exc
@@ -451,7 +599,7 @@ def _load_snapshots(
                 f"the chunking settings changed since the index was built ({entry['chunking']} "
                 f"-> {expected}): {run_index('to rebuild')}"
             )
-        snapshots[collection.name] = _read_snapshot(root / entry["snapshot"])
+        snapshots[collection.name] = _read_snapshot(root, entry)
     return snapshots
 
 
@@ -463,5 +611,13 @@ def _open_engines(
     for entry in sets:
         names = tuple(entry["collections"])
         if all(name in snapshots for name in names):
-            engines[names] = open_engine(root / "engines" / entry["key"])
+            folder = root / "engines" / entry["key"]
+            try:
+                _verify_folder(folder, entry["files"])
+                engines[names] = open_engine(folder)
+            except IndexNotBuiltError as exc:
+                raise IndexNotBuiltError(
+                    f"the search engine for {', '.join(names)} is damaged ({exc}): "
+                    f"{run_index('again')}"
+                ) from exc
     return engines

@@ -143,6 +143,59 @@ def test_open_engine_refuses_a_missing_or_foreign_folder(tmp_path: Path) -> None
         open_engine(tmp_path)
 
 
+def _truncate(path: Path, size: int) -> None:
+    with path.open("r+b") as handle:
+        handle.truncate(size)
+
+
+# Damage a persisted bm25 engine can suffer; each must be refused at open, never half-read.
+BM25_DAMAGE = {
+    "truncated postings": lambda d: _truncate(d / "docs.npy", 100),
+    "truncated weights": lambda d: _truncate(d / "weights.npy", 130),
+    "empty terms": lambda d: (d / "terms.json").write_text("{}"),
+    "terms not json": lambda d: (d / "terms.json").write_text('["rotate", '),
+    "one term lost": lambda d: (d / "terms.json").write_text(
+        json.dumps(json.loads((d / "terms.json").read_text())[1:])
+    ),
+    "missing offsets": lambda d: (d / "offsets.npy").unlink(),
+    "engine.json cut": lambda d: _truncate(d / "engine.json", 10),
+    "engine.json without counts": lambda d: (d / "engine.json").write_text(
+        json.dumps(
+            {
+                "format": json.loads((d / "engine.json").read_text())["format"],
+                "engine": "bm25",
+                "documents": 12,
+            }
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(BM25_DAMAGE))
+def test_open_engine_refuses_a_damaged_bm25_engine(damage: str, tmp_path: Path) -> None:
+    build_engine("bm25", corpus(), tmp_path)
+    BM25_DAMAGE[damage](tmp_path)
+    with pytest.raises(IndexNotBuiltError, match=str(tmp_path)):
+        open_engine(tmp_path)
+
+
+def test_open_engine_refuses_a_damaged_tantivy_engine(tmp_path: Path) -> None:
+    build_engine("tantivy", corpus(), tmp_path)
+    (tmp_path / "meta.json").write_text("{}")
+    with pytest.raises(IndexNotBuiltError, match=str(tmp_path)):
+        open_engine(tmp_path)
+
+
+def test_open_engine_refuses_a_tantivy_engine_with_another_document_count(
+    tmp_path: Path,
+) -> None:
+    build_engine("tantivy", corpus(), tmp_path)
+    meta = json.loads((tmp_path / "engine.json").read_text())
+    (tmp_path / "engine.json").write_text(json.dumps(meta | {"documents": 99}))
+    with pytest.raises(IndexNotBuiltError, match="99"):
+        open_engine(tmp_path)
+
+
 def test_choose_engine_follows_the_config_and_the_auto_threshold() -> None:
     assert choose_engine(SearchConfig(engine="bm25"), 10**6) == "bm25"
     assert choose_engine(SearchConfig(engine="tantivy"), 1) == "tantivy"

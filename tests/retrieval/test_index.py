@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -197,13 +199,13 @@ def test_index_unchanged_rebuild_rebuilds_nothing(tmp_path: Path) -> None:
     config = public_and_secret(tmp_path)
     first = _build(config)
     root = index_root(config)
-    engines_before = {p.name: p.stat().st_mtime_ns for p in (root / "engines").iterdir()}
+    stored = [*(root / "engines").iterdir(), *(root / "snapshots").iterdir()]
+    before = {p.name: p.stat().st_mtime_ns for p in stored}
     second = _build(config)
     assert second.generation == first.generation
     assert (second.engines_built, second.engines_reused) == (0, 2)
     assert all(c.new == c.changed == c.deleted == 0 for c in second.collections)
-    engines_after = {p.name: p.stat().st_mtime_ns for p in (root / "engines").iterdir()}
-    assert engines_after == engines_before
+    assert {p.name: p.stat().st_mtime_ns for p in stored} == before
 
 
 def test_index_private_change_rebuilds_only_its_set(tmp_path: Path) -> None:
@@ -358,3 +360,99 @@ def test_index_build_report_carries_scan_notes_and_unlisted_folders(tmp_path: Pa
     assert skipped.collection == "handbook"
     assert skipped.path.startswith(unlisted.relative_to(tmp_path / "handbook").as_posix() + "/")
     assert skipped.reason == "cannot list folder: File name too long"
+
+
+def _cut(path: Path) -> None:
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size // 2)
+
+
+def _flip(path: Path) -> None:
+    """One byte changed in the middle: the size is right, the content is not."""
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _each(pattern: str, damage: Callable[[Path], object]) -> Callable[[Path], None]:
+    def apply(root: Path) -> None:
+        paths = sorted(root.glob(pattern))
+        assert paths, pattern
+        for path in paths:
+            damage(path)
+
+    return apply
+
+
+# name -> (engine the config asks for, damage done to the index folder)
+INDEX_DAMAGE: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "truncated snapshot": ("bm25", _each("snapshots/*.pickle", _cut)),
+    "flipped snapshot byte": ("bm25", _each("snapshots/*.pickle", _flip)),
+    "bm25 docs.npy cut to 100 bytes": (
+        "bm25",
+        _each("engines/*/docs.npy", lambda p: os.truncate(p, 100)),
+    ),
+    "bm25 terms.json emptied": (
+        "bm25",
+        _each("engines/*/terms.json", lambda p: p.write_text("{}")),
+    ),
+    "bm25 weights byte flipped": ("bm25", _each("engines/*/weights.npy", _flip)),
+    "bm25 engine.json unreadable": (
+        "bm25",
+        _each("engines/*/engine.json", lambda p: p.write_text("{")),
+    ),
+    "engine folder missing": ("bm25", _each("engines/*", shutil.rmtree)),
+    "tantivy meta.json emptied": (
+        "tantivy",
+        _each("engines/*/meta.json", lambda p: p.write_text("{}")),
+    ),
+    "tantivy segment truncated": ("tantivy", _each("engines/*/*.idx", _cut)),
+    "tantivy segment byte flipped": ("tantivy", _each("engines/*/*.term", _flip)),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(INDEX_DAMAGE))
+def test_index_damage_is_refused_at_load_and_repaired_by_build(damage: str, tmp_path: Path) -> None:
+    engine, harm = INDEX_DAMAGE[damage]
+    config = public_and_secret(tmp_path, engine=engine)
+    first = _build(config)
+    harm(index_root(config))
+
+    with pytest.raises(IndexNotBuiltError, match=r"run `docbot index` again"):
+        Index.load(config)
+
+    repaired = _build(config)
+    assert repaired.generation == first.generation
+    index = Index.load(config)
+    assert index.search("rollback previous build", _scope(config), 1)[0].chunk.heading_path == (
+        "Deploy",
+        "Rollback",
+    )
+    hits = index.search("payments key vault", _scope(config, "CPAY"), 1)
+    assert hits[0].chunk.collection == "payments"
+    assert index.engine_name(_scope(config)) == engine
+    # Repaired for good: the next build finds nothing to redo.
+    assert _build(config).engines_built == 0
+
+
+def test_index_build_rebuilds_only_the_damaged_engine(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path, engine="bm25")
+    _build(config)
+    manifest = json.loads((index_root(config) / "manifest.json").read_text())
+    private = next(s["key"] for s in manifest["sets"] if "payments" in s["collections"])
+    (index_root(config) / "engines" / private / "terms.json").write_text("{}")
+
+    report = _build(config)
+
+    assert (report.engines_built, report.engines_reused) == (1, 1)
+    assert Index.load(config).search("vault", _scope(config, "CPAY"), 1)
+
+
+def test_index_build_leaves_no_temporary_files(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path)
+    _build(config)
+    _each("engines/*/terms.json", lambda p: p.write_text("{}"))(index_root(config))
+    _build(config)
+    root = index_root(config)
+    names = [p.name for p in root.rglob("*")]
+    assert not [name for name in names if ".tmp-" in name or ".damaged-" in name], names

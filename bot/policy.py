@@ -103,27 +103,43 @@ class ChannelPolicy:
         if team_id not in self._config.teams:
             return resolve_scope(self._config, team_id, channel_id, ConversationKind.UNKNOWN)
         if ext_shared:
-            kind = ConversationKind.EXTERNAL
-        else:
-            kind = await self._kind(team_id, channel_id, channel_type)
-        return resolve_scope(self._config, team_id, channel_id, kind)
+            return resolve_scope(self._config, team_id, channel_id, ConversationKind.EXTERNAL)
+        kind, failure = await self._kind(team_id, channel_id, channel_type)
+        scope = resolve_scope(self._config, team_id, channel_id, kind)
+        if failure is not None:
+            # Logged after resolving, so it says what the channel really gets.
+            log.warning(
+                "channel %s could not be verified (%s); %s", channel_id, failure, _outcome(scope)
+            )
+        return scope
 
     async def _kind(
         self, team_id: str, channel_id: str, channel_type: str | None
-    ) -> ConversationKind:
+    ) -> tuple[ConversationKind, str | None]:
+        """The channel's kind, and why it could not be looked up (None when it could)."""
         key = (team_id, channel_id)
         cached = self._cache.get(key)
         now = self._clock()
         if cached is not None and cached.expires > now:
-            return cached.kind
+            return cached.kind, None
         try:
             info = await self._lookup(channel_id)
         except ChannelLookupError as exc:
             # Not cached: the next question retries, and until then we fail closed.
-            log.warning(
-                "channel %s: %s; treating it as unknown (public collections only)", channel_id, exc
-            )
-            return ConversationKind.DM if channel_type == "im" else ConversationKind.UNKNOWN
+            hinted = ConversationKind.DM if channel_type == "im" else ConversationKind.UNKNOWN
+            return hinted, str(exc)
         kind = conversation_kind(info)
         self._cache[key] = _Cached(kind, now + self._ttl)
-        return kind
+        return kind, None
+
+
+def _outcome(scope: Scope) -> str:
+    names = ", ".join(scope.collections)
+    if scope.kind is ConversationKind.DM:
+        return f"treating it as the DM its event says it is ({names or 'no collection'})"
+    if scope.collections:
+        return f"searching public collections only ({names})"
+    return (
+        "answering from no collection (an unverified channel gets public collections only, and "
+        "none when the config grants it private ones)"
+    )

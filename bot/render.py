@@ -34,6 +34,10 @@ UNVERIFIED = (
     "I could not verify this channel's access settings with Slack, so I answer nothing here "
     "for now; try again in a minute."
 )
+# A non-empty UNKNOWN scope: the lookup failed and only the public collections were searched.
+PUBLIC_ONLY = (
+    "I could not verify this channel's settings with Slack, so I searched public collections only."
+)
 NO_ACCESS = (
     "This conversation may not read any documentation collection, so I can't answer here. "
     "Ask a docbot admin to give it access in `docbot.yml`, or ask me in a channel that has access."
@@ -125,6 +129,20 @@ def render_error(message: str) -> Message:
     return Message(text=_plain(text), blocks=(_section(text),))
 
 
+def render_input_error(message: str) -> Message:
+    """A reply for a question docbot will not take as asked (e.g. too long): `message` says what
+    to change. Nothing failed, so no "try again" and no admins."""
+    text = f":pencil2: {escape(_clip(message.strip(), 1_000))}"
+    return Message(text=_plain(text), blocks=(_section(text),))
+
+
+def _unverified_note(answer: Answer) -> list[dict[str, Any]]:
+    """docs/access.md promises that a reply from an unverifiable channel says so."""
+    if answer.scope.kind is ConversationKind.UNKNOWN and answer.scope.collections:
+        return [_context(PUBLIC_ONLY)]
+    return []
+
+
 def _render_not_found(answer: Answer) -> Message:
     searched = _clip_escaped(", ".join(f"*{escape(n)}*" for n in answer.scope.collections), 1_000)
     where = f" in {searched}" if searched else ""
@@ -135,6 +153,7 @@ def _render_not_found(answer: Answer) -> Message:
     blocks = [_section(text)]
     if answer.message.strip():
         blocks.append(_context(escape(_clip(answer.message.strip(), 1_000))))
+    blocks += _unverified_note(answer)
     return Message(text=_plain(text), blocks=tuple(blocks))
 
 
@@ -164,7 +183,7 @@ def _render_failed(answer: Answer) -> Message:
 def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
     urls = {s.n: _link_url(s) for s in answer.sources}
     lines = [_claim_line(claim, urls, bullet=len(answer.claims) > 1) for claim in answer.claims]
-    tail = [_context(text) for text in _source_texts(answer.sources)]
+    tail = _unverified_note(answer) + [_context(text) for text in _source_texts(answer.sources)]
     footer = _feedback_footer(feedback)
     if footer:
         tail.append(_context(footer))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -195,3 +196,17 @@ def test_policy_rate_limited_or_failing_lookup_through_the_real_client_fails_clo
             await slack.stop()
 
     asyncio.run(scenario())
+
+
+def test_policy_lookup_failure_log_says_what_the_channel_gets(
+    config: Config, caplog: pytest.LogCaptureFixture
+) -> None:
+    policy = ChannelPolicy(config, CountingLookup({}))
+    with caplog.at_level(logging.WARNING, logger="docbot.policy"):
+        asyncio.run(policy.scope_for("T0DOCBOT", "C0GENERAL", None))
+        asyncio.run(policy.scope_for("T0DOCBOT", "C0PAYMENTS", None))
+    general, payments = (r.getMessage() for r in caplog.records if r.name == "docbot.policy")
+    assert "C0GENERAL" in general and "channel_not_found" in general
+    assert "public collections only" in general
+    assert "C0PAYMENTS" in payments and "no collection" in payments
+    assert "public collections only" not in payments

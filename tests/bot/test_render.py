@@ -18,6 +18,7 @@ from bot.render import (
     render_answer,
     render_error,
     render_help,
+    render_input_error,
     safe_url,
 )
 from grounding.answer import Answer, AnswerStatus, Claim, Source
@@ -335,3 +336,32 @@ def test_render_answer_code_claims_drop_the_fence_language_slack_cannot_use() ->
     text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
     assert "```\naccess: private\n```" in text
     assert "yaml" not in text
+
+
+PUBLIC_ONLY = Scope("T1", "C1", ConversationKind.UNKNOWN, ("handbook",))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Answer(AnswerStatus.ANSWERED, "q", PUBLIC_ONLY, claims=ROLLBACK.claims,
+               sources=ROLLBACK.sources),
+        Answer(AnswerStatus.NOT_FOUND, "q", PUBLIC_ONLY),
+    ],
+)  # fmt: skip
+def test_render_answer_says_when_only_public_collections_were_searched(answer: Answer) -> None:
+    """docs/access.md: an unverifiable channel's reply says its access could not be verified."""
+    text = " ".join(_all_text(render_answer(answer, FEEDBACK)))
+    assert "could not verify this channel's settings with Slack" in text
+    assert "public collections only" in text
+    verified = Answer(answer.status, "q", SCOPE, claims=answer.claims, sources=answer.sources)
+    assert "could not verify" not in " ".join(_all_text(render_answer(verified, FEEDBACK)))
+
+
+def test_render_input_error_says_what_to_change_not_to_retry() -> None:
+    message = render_input_error(
+        "That question is 5,599 characters long; I can take up to 4,000. <!channel>"
+    )
+    text = " ".join([message.text, *_all_text(message)])
+    assert "5,599 characters" in text and "<!channel>" not in text
+    assert "try again" not in text.lower() and "admin" not in text

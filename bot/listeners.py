@@ -23,12 +23,19 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Reaction, Turn, mentions, parse_reaction, parse_turn
 from bot.live import Answerer, Live, LiveRuntime
-from bot.render import Message, post_kwargs, render_answer, render_error, render_help
+from bot.render import (
+    Message,
+    post_kwargs,
+    render_answer,
+    render_error,
+    render_help,
+    render_input_error,
+)
 from bot.store import AnswerRecord, AnswerStore
 from grounding.answer import Answer
 from retrieval.config import Config
 from retrieval.errors import InputError
-from retrieval.query import check_question
+from retrieval.query import MAX_QUESTION_CHARS, check_question
 from retrieval.scopes import ConversationKind, Scope
 
 log = logging.getLogger("docbot.slack")
@@ -214,10 +221,17 @@ async def _claim(store: AnswerStore, turn: Turn) -> bool:
 async def _answer(
     deps: ListenerDeps, live: Live, turn: Turn, scope: Scope
 ) -> tuple[Message, Answer | None]:
+    if len(turn.text) > MAX_QUESTION_CHARS:
+        # check_question's own words are for the command line; in Slack, say what to change.
+        too_long = (
+            f"That question is {len(turn.text):,} characters long; I can take up to "
+            f"{MAX_QUESTION_CHARS:,}. Ask about one thing, or quote only the relevant part."
+        )
+        return render_input_error(too_long), None
     try:
         question = check_question(turn.text)
     except InputError as exc:
-        return render_error(str(exc)), None
+        return render_input_error(str(exc)), None
     try:
         context: tuple[str, ...] = ()
         if turn.in_thread:

@@ -668,6 +668,7 @@ def test_app_unverifiable_channel_says_so_and_fails_closed(
             assert "admin" not in reply_text(reply)
         assert CANARY not in slack.all_text()
         assert "deploy/rollback.md" in reply_text(public)  # public collections still answer
+        assert "searched public collections only" in reply_text(public)  # and it says so
         assert len(slack.calls_to("conversations.info")) == 3 * tries
 
     run(config, answerer, store, scenario)
@@ -684,7 +685,10 @@ def test_app_answerer_failure_and_long_question_get_replies_not_silence(
         posts = await slack.wait_for("chat.postMessage", 2)
         by_thread = {c.params["thread_ts"]: reply_text(c) for c in posts}
         assert "something went wrong on my side" in by_thread["12.000100"]
-        assert "4,000" in by_thread["12.000200"] or "4000" in by_thread["12.000200"]
+        too_long = by_thread["12.000200"]
+        assert "4,499 characters long" in too_long and "up to 4,000" in too_long
+        # Nothing failed: the asker is told what to change, not to retry or call an admin.
+        assert "try again" not in too_long.lower() and "admin" not in too_long
         await slack.wait_for("reactions.remove", 2)
 
     run(config, ExplodingAnswerer(), store, scenario)

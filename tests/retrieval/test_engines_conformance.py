@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -149,7 +150,7 @@ def _truncate(path: Path, size: int) -> None:
 
 
 # Damage a persisted bm25 engine can suffer; each must be refused at open, never half-read.
-BM25_DAMAGE = {
+BM25_DAMAGE: dict[str, Callable[[Path], object]] = {
     "truncated postings": lambda d: _truncate(d / "docs.npy", 100),
     "truncated weights": lambda d: _truncate(d / "weights.npy", 130),
     "empty terms": lambda d: (d / "terms.json").write_text("{}"),

@@ -11,16 +11,19 @@ import itertools
 import math
 import re
 import textwrap
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import Stemmer
 
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_units
 from grounding.schema import GroundedClaim, GroundedResponse
 from retrieval.chunks import normalize_text
-from retrieval.tokenize import STOPWORDS
+from retrieval.tokenize import STOPWORDS, camel_parts, cjk_bigrams
 
 # Answer only when the best unit and its headings cover this share of the question's weight
 # (each question word weighs its IDF over the packet's units; a word no unit has weighs most).
@@ -48,6 +51,14 @@ _MIN_WORDS = 4  # a prose unit with fewer words is a label, not an answer
 _CODE_PENALTY = 0.3  # a code block is chosen next to its prose, or when it names what is asked
 _SHOWS_HOW_BONUS = 0.1  # for "how do I": prose that leads into a code block shows how
 _ABSENT_NAME_FACTOR = 2.0
+# A version the docs do not name is ignored when the rest of the question is covered this well.
+_WELL_COVERED = 0.5
+_VERSION_TERM = re.compile(r"v\d+(?:\.\d+)*|\d+(?:\.\d+)+")
+# The question's key words weigh at least this share of its heaviest word: a code block that
+# uses one as a name in code (`json=data`, `import asyncio`) shows how to do what is asked.
+_KEY_SHARE = 0.5
+# Names a code block uses: imported modules, attributes, called functions, keyword arguments.
+_CODE_NAME = re.compile(r"(?:\bimport\s+|\bfrom\s+|\.)(\w+)|(\w+)\s*(?:=(?!=)|\()")
 _HEADING_WEIGHT = 0.5  # a question word found only in the unit's headings counts half
 # Question words must meet within this many lines of a code block: a long config file holds
 # a few common words somewhere (`docs/`, `answer:`) without being about them.
@@ -60,7 +71,26 @@ _MAX_LIST_UNITS = 12  # a list quoted whole for a "how do I" question stops here
 # Besides function words, the verbs and politeness a question wraps around what it asks ("how do I
 # get", "I need to use", "please"): matched against the evidence they would only add noise.
 _QUESTION_FILLERS = "get gets got let like made need please want way use used using"
-_STOPWORDS = STOPWORDS | frozenset(_QUESTION_FILLERS.split())
+# Question words and function words of other languages docbot's users write in. Only words that
+# are not also English content words: German "die", "war", "man" or "hat" stay, since an English
+# question about when someone died must keep "die".
+_FOREIGN_FUNCTION_WORDS = """
+    der das des dem und ist sind ich wie kann können wo wer welche welcher welches warum wann
+    ein eine einen einem einer mit für auf zu im ins vom zum zur bei oder nicht kein keine sich
+    wir ihr es mich mir wird werden wurde habe haben soll sollte muss müssen
+    как что где когда почему зачем какой какая какие каком который я мне мы вы ты он она они
+    это этот эта в во на с со к ко по о об от для из и или но а не ли же бы можно нужно чтобы
+"""
+_STOPWORDS = (
+    STOPWORDS | frozenset(_QUESTION_FILLERS.split()) | frozenset(_FOREIGN_FUNCTION_WORDS.split())
+)
+# Chinese and Japanese question words and particles: a run of CJK text is split at them before
+# its bigrams are taken, so "如何回滚部署" asks about 回滚部署 and not about 如何 or 何回.
+_CJK_FUNCTION_TEXT = """
+    为什么 為什麼 怎么样 怎麼樣 如何 怎么 怎麼 怎样 怎樣 什么 什麼 哪里 哪裡 哪些 哪个 哪個 是否
+    请问 請問 能否 可以 我们 我們 吗 嗎 呢 吧 的 了 我 你 どうやって どうすれば ですか ますか
+"""
+_CJK_FUNCTION_WORDS = _CJK_FUNCTION_TEXT.split()
 
 # Shorthands people type in questions for the words documentation spells out ("the docs do not
 # say" vs "the documentation does not cover"). Applied to evidence and question alike, so it
@@ -84,11 +114,20 @@ _SHORTHANDS = {
     "repos": "repositories",
 }
 
-_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[./:\-][A-Za-z0-9_]+)*")
+_TOKEN = re.compile(r"\w+(?:[./:\-]\w+)*")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_UNICODE_PART = re.compile(r"[^\W\d_]+|\d+")
+# Scripts written without spaces (Han, kana, Hangul), as retrieval.tokenize reads them.
+_CJK_TEXT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = re.compile(f"[{_CJK_TEXT}]")
+_CJK_SPLIT = re.compile(f"([{_CJK_TEXT}]+)")
+_CJK_STOPS = re.compile("|".join(sorted(_CJK_FUNCTION_WORDS, key=len, reverse=True)))
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+# "How" in the other languages the generator reads: Chinese, Japanese, Russian, German.
+_HOW_ELSEWHERE = r"^\s*(?:如何|怎么|怎麼|怎样|怎樣|どうやって|どうすれば|как\b|wie\b)"
 _HOW = re.compile(
     r"^\s*(?:how\b|can\s+i\b|is\s+there\s+a\s+way\b|what(?:'s|\s+is)\s+the\s+way\b|show\b)"
-    r"|\b(?:example|snippet|code)\b",
+    r"|\b(?:example|snippet|code)\b|" + _HOW_ELSEWHERE,
     re.IGNORECASE,
 )
 _NUMERIC = re.compile(
@@ -99,7 +138,7 @@ _NUMERIC = re.compile(
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
 _PROCEDURE = re.compile(
     r"^\s*how\s+(?:do|can|could|should|would|shall|must)\s+(?:i|we|you|one)\b"
-    r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\b(?:procedure|instructions)\b",
+    r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\b(?:procedure|instructions)\b|" + _HOW_ELSEWHERE,
     re.IGNORECASE,
 )
 _ORDERED = re.compile(r"^\s*(?:\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
@@ -126,7 +165,11 @@ def stem(word: str) -> str:
     Neither search's Snowball stemmer nor the verifier's `fold_word` does better here: on
     benchmarks/answer_quality.py --sample 500 each lost refusals (SQuAD v2.0 unanswerable refused
     0.072 -> 0.052 / 0.060) and Snowball answered "What is the capital of Australia?" from httpx.
+    Cyrillic words go to Snowball Russian: Russian inflects far more than English ("развёртывание",
+    "развёртывания"), and no English suffix applies. Other words outside ASCII are kept whole.
     """
+    if not word.isascii():
+        return _russian(word) if _CYRILLIC.search(word) else word
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ion", ""), ("ed", ""), ("es", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             word = word[: -len(suffix)] + replacement
@@ -138,12 +181,29 @@ def stem(word: str) -> str:
     return word
 
 
+_SNOWBALL = threading.local()  # a PyStemmer object is not thread-safe; generation runs in threads
+
+
+def _russian(word: str) -> str:
+    stemmer = getattr(_SNOWBALL, "russian", None)
+    if stemmer is None:
+        stemmer = _SNOWBALL.russian = Stemmer.Stemmer("russian")
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed
+
+
 def terms(text: str) -> list[str]:
-    """Stemmed content words; an identifier (`follow_redirects`, `HTTP/2`) also counts whole."""
+    """Stemmed content words; an identifier (`follow_redirects`, `HTTP/2`) also counts whole.
+
+    Words of any script count; a run of CJK text becomes character bigrams, as search reads it.
+    """
     out: list[str] = []
     for match in _TOKEN.finditer(text):
         token = match.group()
-        parts = [p.lower() for p in _PART.findall(token)]
+        if _CJK.search(token):
+            out.extend(_cjk_terms(token))
+            continue
+        parts = _parts(token)
         if len(parts) > 1:
             # The whole identifier carries the numbers: `3.9` must not match the 3 of `HTTP/3`.
             out.append(token.lower())
@@ -153,6 +213,28 @@ def terms(text: str) -> list[str]:
             for p in parts
             if p not in _STOPWORDS and (len(p) > 1 or p.isdigit())
         )
+    return out
+
+
+def _parts(token: str) -> list[str]:
+    """A token's words, split at case changes and digits: `getUserName` -> get, user, name."""
+    if token.isascii():
+        return [p.lower() for p in _PART.findall(token)]
+    letters = _UNICODE_PART.findall(token)
+    return [p.lower() for run in letters for p in (camel_parts(run) if run.isalpha() else [run])]
+
+
+def _cjk_terms(token: str) -> list[str]:
+    """Bigrams of each CJK run, split first at question words and particles; other letters in
+    the token (`Python的文档`) are read as words."""
+    out: list[str] = []
+    for index, piece in enumerate(_CJK_SPLIT.split(token)):
+        if index % 2:  # re.split puts the captured CJK runs at odd positions
+            out.extend(
+                bigram for run in _CJK_STOPS.split(piece) if run for bigram in cjk_bigrams(run)
+            )
+        elif piece.strip("._-/:"):
+            out.extend(terms(piece))
     return out
 
 
@@ -194,6 +276,7 @@ class Candidate:
     # indexes (lead-in sentence included) and the terms of all of it.
     steps: tuple[int, int] | None = None
     procedure: frozenset[str] = frozenset()
+    code_names: frozenset[str] = frozenset()  # code: terms of the names it uses (`json=`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +313,7 @@ def candidates(packet: EvidencePacket) -> tuple[Candidate, ...]:
                     _lead_in_terms(units, item.chunk.text, unit_index),
                     steps,
                     _goal_terms(units, steps[0], heading_terms[headings]) if steps else frozenset(),
+                    _code_names(unit),
                 )
             )
     return tuple(out)
@@ -242,7 +326,17 @@ def _claimable(unit: Unit) -> bool:
     if unit.kind is UnitKind.HEADING:
         return False
     prose = re.sub(r"\]\([^)]*\)|https?://\S+", " ", unit.text)
-    return len(re.findall(r"[A-Za-z]{2,}", prose)) >= _MIN_WORDS
+    # CJK is written without spaces: a word is about two characters.
+    cjk = len(_CJK.findall(prose))
+    words = len(re.findall(r"[^\W\d_]{2,}", _CJK.sub(" ", prose)))
+    return words + cjk / 2 >= _MIN_WORDS
+
+
+def _code_names(unit: Unit) -> frozenset[str]:
+    if unit.kind is not UnitKind.CODE:
+        return frozenset()
+    names = (m.group(1) or m.group(2) for m in _CODE_NAME.finditer(unit.text))
+    return frozenset(t for name in names for t in terms(name))
 
 
 def _spots(unit: Unit, unit_terms: Counter[str]) -> tuple[frozenset[str], ...]:
@@ -340,16 +434,56 @@ def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
+# Slack markup (`<@U0BOB>`, `<#C0DEV|dev>`, `<!here>`) and "@alice" / "cc @bob" address people,
+# not the docs. A question arrives with them from the CLI and other callers too.
+_SLACK_MARKUP = re.compile(r"<[@#!][^>]*>")
+_HANDLE = re.compile(r"(?:\bcc:?\s*)?(?<![\w.@])@\w[\w.\-]*(?<![.\-])", re.IGNORECASE)
+
+
+def asked(question: str, pool: Sequence[Candidate]) -> str:
+    """The question without the people it addresses: an `@name` counts only when some evidence
+    holds it (a decorator such as `@cached_property`), since a handle is a name no doc has."""
+    text = _SLACK_MARKUP.sub(" ", question)
+    if "@" not in text:
+        return " ".join(text.split())
+    evidence = {m.lower() for c in pool for m in re.findall(r"@\w[\w.\-]*", c.unit.text)}
+
+    def drop(match: re.Match[str]) -> str:
+        handle = match.group()[match.group().index("@") :].lower()
+        return match.group() if handle in evidence else " "
+
+    return " ".join(_HANDLE.sub(drop, text).split())
+
+
 def score_candidates(question: str, pool: Sequence[Candidate]) -> tuple[Scored, ...]:
     """Every candidate scored against the question, best first; ties keep document order."""
     if not pool:
         return ()
+    question = asked(question, pool)
     idf = idf_table(pool)
     absent = _idf(len(pool), 0)  # a question word nowhere in the packet weighs the most
     idents = identifiers(question)
     weights = {t: idf.get(t, _unnamed(t, idents) * absent) for t in set(terms(question))}
+    versions = {t for t in weights if t not in idf and _VERSION_TERM.fullmatch(t)}
+    if versions:
+        # A version no evidence names ("httpx 0.28") does not block an answer the rest of the
+        # question finds well; when the rest is weak, it weighs as an unknown word, not double.
+        # A feature name the docs lack (`HTTP/3`) is not a version and still weighs double.
+        rest = {t: w for t, w in weights.items() if t not in versions}
+        ranked = _rank(question, pool, rest, idents) if rest else ()
+        if ranked and ranked[0].coverage >= _WELL_COVERED:
+            return ranked
+        weights |= dict.fromkeys(versions, absent)
+    return _rank(question, pool, weights, idents)
+
+
+def _rank(
+    question: str, pool: Sequence[Candidate], weights: dict[str, float], idents: tuple[str, ...]
+) -> tuple[Scored, ...]:
     procedural = bool(_PROCEDURE.search(question))
-    query = _Query(question, weights, idents, spelled_identifiers(question), procedural)
+    top_weight = max(weights.values(), default=0.0)
+    key = frozenset(t for t, w in weights.items() if w >= _KEY_SHARE * top_weight)
+    query = _Query(question, weights, idents, spelled_identifiers(question), procedural, key)
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = [_bm25(c.terms, weights, avg_len) for c in pool]
     top_bm25 = max(bm25) or 1.0
@@ -394,6 +528,10 @@ def _coverage(c: Candidate, query: _Query) -> float:
     if query.procedural and c.steps is not None:
         return _found(c.spots[0] | c.procedure, frozenset(), weights) / total
     around = c.context | c.lead_in
+    if _shows_asked(query, c):
+        # Code that uses what is asked shows how to do what its heading and lead-in name, as
+        # the steps of a procedure do: "Sending JSON Encoded Data" over `json=data`.
+        return max(_found(spot | around, frozenset(), weights) for spot in c.spots) / total
     return max(_found(spot, around, weights) for spot in c.spots) / total
 
 
@@ -409,7 +547,13 @@ def _code_may_stand(query: _Query, c: Candidate) -> bool:
 
 def _names(query: _Query, c: Candidate) -> bool:
     lowered = c.unit.text.lower()
-    return any(i in lowered for i in query.identifiers)
+    return any(i in lowered for i in query.identifiers) or _shows_asked(query, c)
+
+
+def _shows_asked(query: _Query, c: Candidate) -> bool:
+    """A code block for a "how" question that uses one of its key words as a name in code:
+    `json=data` for "send a JSON body", `import asyncio` for "use httpx with asyncio"."""
+    return bool(c.code_names & query.key) and bool(_HOW.search(query.text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,6 +563,7 @@ class _Query:
     identifiers: tuple[str, ...]  # written as code in the question
     spelled: tuple[str, ...]  # written as words ("base URL"): a weaker hint
     procedural: bool  # "how do I ...", "how to ...", "steps to ...": asks what to do
+    key: frozenset[str] = frozenset()  # the question's heaviest terms
 
 
 def _score(query: _Query, c: Candidate, bm25: float, retrieval: float) -> Scored:
@@ -450,17 +595,22 @@ def _procedural(query: _Query, c: Candidate) -> float:
     An instruction to do just what the question asks ("Rotate the secret when it leaked") says
     when or why, not how: it counts as a description.
     """
-    if c.steps is not None or _leads_into_steps(c):
+    if c.steps is not None or _leads_into_steps(c, query) or _shows_asked(query, c):
         return 1.0
     verb = _instruction(c.unit.text) if c.unit.kind is not UnitKind.CODE else ""
     return 0.5 if verb and stem(verb) not in query.weights else 0.0
 
 
-def _leads_into_steps(c: Candidate) -> bool:
+def _leads_into_steps(c: Candidate, query: _Query) -> bool:
+    """Prose that ends in a colon before a list, or before code that has a word of the question:
+    "For example:" over `client.get(...)` does not show how to send JSON."""
     nxt = c.unit_index + 1
     if nxt >= len(c.units) or not _leads_in(c.units, c.item.chunk.text, c.unit_index):
         return False
-    return c.units[nxt].kind in (UnitKind.CODE, UnitKind.ITEM)
+    following = c.units[nxt]
+    if following.kind is UnitKind.CODE:
+        return any(t in query.weights for t in terms(following.text))
+    return following.kind is UnitKind.ITEM
 
 
 def _code_follows(c: Candidate) -> bool:
@@ -548,7 +698,10 @@ def _with_companions(question: str, c: Candidate) -> Span:
     """A sentence that introduces a code block or list, or answers "how" next to code, keeps it."""
     span = Span(c, c.unit_index, c.unit_index)
     if c.unit.kind is UnitKind.CODE:
-        return span
+        # Code that shows how keeps the sentence that says what it is for.
+        return (
+            Span(c, c.unit_index - 1, c.unit_index) if c.lead_in and _HOW.search(question) else span
+        )
     procedural = bool(_PROCEDURE.search(question))
     if c.steps is not None and procedural:
         # One step of a procedure does not answer "how do I": quote the steps whole.
@@ -631,8 +784,10 @@ def _passage(units: Sequence[Unit], source: str) -> str:
 
 def extract(packet: EvidencePacket, max_claims: int, threshold: float) -> GroundedResponse:
     """The pure core of the generator: packet in, grounded response out."""
-    ranked = score_candidates(packet.question, candidates(packet))
-    spans = select_spans(packet.question, ranked, threshold, max_claims)
+    pool = candidates(packet)
+    question = asked(packet.question, pool)
+    ranked = score_candidates(question, pool)
+    spans = select_spans(question, ranked, threshold, max_claims)
     if not spans:
         return GroundedResponse(
             status="insufficient_context", claims=[], message=INSUFFICIENT_MESSAGE

@@ -471,3 +471,191 @@ def test_extractive_does_not_treat_a_numbered_description_as_a_procedure() -> No
     response = generate("How do I run docbot without an API key?", pipeline).response
     assert response.claims[0].text.startswith("**Generation.** A model answers in claims.")
     assert "**Retrieval.**" not in response.claims[0].text
+
+
+# Documents in other languages: searched by retrieval's Unicode tokenizer, so the generator must
+# read them too (words of any script, CJK bigrams and sentence ends).
+ROLLBACK_ZH = """\
+## 回滚部署
+
+新版本上线后如果出现严重错误，值班工程师应当立即回滚部署。
+运行 `deploy rollback --to previous` 命令即可恢复到上一个版本。
+回滚通常在两分钟内完成，完成后请在频道里通知团队。
+
+## 数据库备份
+
+数据库每天凌晨三点自动备份一次，备份文件保留三十天。
+"""
+
+ROLLBACK_RU = """\
+## Откат развёртывания
+
+Если после выпуска новой версии появились серьёзные ошибки, дежурный инженер откатывает
+развёртывание. Чтобы откатить развёртывание, выполните команду `deploy rollback --to previous`.
+Откат обычно занимает не больше двух минут.
+
+## Резервные копии
+
+Резервная копия базы данных создаётся каждую ночь и хранится тридцать дней.
+"""
+
+ROLLBACK_DE = """\
+## Zurückrollen einer Bereitstellung
+
+Wenn nach einer neuen Version schwere Fehler auftreten, rollt der Bereitschaftsdienst die
+Bereitstellung zurück. Die Größe des Verbindungspools lässt sich über `pool_size` ändern.
+Für das Zurückrollen führen Sie `deploy rollback --to previous` aus.
+"""
+
+
+def test_segmentation_ends_cjk_sentences_without_a_space() -> None:
+    units = split_units("第一句话在这里。第二句话在这里！第三句？", Markup.MARKDOWN)
+    assert [u.text for u in units] == ["第一句话在这里。", "第二句话在这里！", "第三句？"]
+    russian = split_units("Первое предложение. Второе предложение.", Markup.MARKDOWN)
+    assert [u.text for u in russian] == ["Первое предложение.", "Второе предложение."]
+
+
+def test_terms_read_words_of_any_script() -> None:
+    assert terms("развёртывание") == terms("развёртывания")  # one word, two cases
+    assert "größe" in terms("Die Größe des Pools")
+    assert {"回滚", "部署"} <= set(terms("如何回滚部署？"))
+    assert "如何" not in terms("如何回滚部署？")  # a question word, not what is asked
+
+
+def test_extractive_answers_a_chinese_question_verbatim() -> None:
+    doc = chunk(ROLLBACK_ZH, "运维/回滚.md", "回滚部署")
+    response = generate("如何回滚部署？", doc).response
+    assert response.status == "answered"
+    assert "回滚部署" in response.claims[0].text
+    assert all(support_problem(claim.text, ROLLBACK_ZH) is None for claim in response.claims)
+    assert generate("红烧肉应该炖多久？", doc).response.status == "insufficient_context"
+
+
+def test_extractive_answers_a_russian_question_across_inflections() -> None:
+    doc = chunk(ROLLBACK_RU, "ops/rollback.md", "Откат развёртывания")
+    response = generate("Как откатить развёртывание?", doc).response
+    assert response.status == "answered"
+    assert "Чтобы откатить развёртывание" in response.claims[0].text
+    assert all(support_problem(claim.text, ROLLBACK_RU) is None for claim in response.claims)
+    # "развёртывания" (genitive) meets "развёртывание" in the evidence.
+    assert generate("Сколько времени занимает откат развёртывания?", doc).response.claims
+
+
+def test_extractive_answers_a_german_question_with_umlauts() -> None:
+    doc = chunk(ROLLBACK_DE, "ops/rollback.md", "Zurückrollen einer Bereitstellung")
+    response = generate("Wie kann ich die Größe des Verbindungspools ändern?", doc).response
+    assert response.status == "answered"
+    assert response.claims[0].text.startswith("Die Größe des Verbindungspools")
+    assert support_problem(response.claims[0].text, ROLLBACK_DE) is None
+
+
+def test_extractive_ignores_handles_and_slack_markup_in_the_question() -> None:
+    for question in (
+        "@alice how do I set a default timeout on a client?",
+        "<@U0BOB> how do I set a default timeout on a client?",
+        "How do I set a default timeout on a client? cc @bob <!here> <#C0DEV|dev>",
+    ):
+        response = generate(question, *docs()).response
+        assert response.status == "answered", question
+        assert response.claims[0].text.startswith("You can set a timeout on a client instance")
+
+
+DECORATORS = """\
+## Cached properties
+
+Use the `@cached_property` decorator to compute a value once per instance and keep it.
+"""
+
+
+def test_extractive_keeps_an_at_name_the_evidence_holds() -> None:
+    doc = chunk(DECORATORS, "caching.md", "Cached properties")
+    # `@cached_property` is in the docs: a decorator, not a Slack handle.
+    best = score_candidates("what does @cached_property do?", candidates(packet("q", doc)))[0]
+    assert "@cached_property" in best.candidate.unit.text
+    assert generate("what does @cached_property do?", doc).response.status == "answered"
+
+
+def test_extractive_answers_despite_a_version_the_docs_do_not_name() -> None:
+    response = generate("How do I follow redirects in httpx 0.28?", *docs()).response
+    assert response.status == "answered"
+    assert "follow redirects" in response.claims[0].text
+    # A feature name the docs lack still refuses, with or without a version around it.
+    assert generate("Does httpx 0.28 support HTTP/3?", *docs()).response.status == (
+        "insufficient_context"
+    )
+
+
+JSON_QUICKSTART = """\
+## Sending Form Encoded Data
+
+Some types of HTTP requests, such as `POST` and `PUT` requests, can include data
+in the request body. One common way of including that is as form-encoded data,
+which is used for HTML forms.
+
+```pycon
+>>> data = {'key1': 'value1', 'key2': 'value2'}
+>>> r = httpx.post("https://httpbin.org/post", data=data)
+```
+
+## Sending JSON Encoded Data
+
+Form encoded data is okay if all you need is a simple key-value data structure.
+For more complicated data structures you'll often want to use JSON encoding instead.
+
+```pycon
+>>> data = {'integer': 123, 'boolean': True, 'list': ['a', 'b', 'c']}
+>>> r = httpx.post("https://httpbin.org/post", json=data)
+```
+"""
+
+CLIENT_REQUESTS = """\
+## Making requests
+
+Once you have a `Client`, you can send requests using `.get()`, `.post()`, etc. For example:
+
+```pycon
+>>> with httpx.Client() as client:
+...     r = client.get('https://example.com')
+```
+"""
+
+
+def test_extractive_answers_how_with_the_code_under_the_matching_heading() -> None:
+    quickstart = chunk(JSON_QUICKSTART, "quickstart.md", "QuickStart")
+    clients = chunk(CLIENT_REQUESTS, "advanced/clients.md", "Making requests")
+    response = generate("How do I send a JSON body in a POST request?", quickstart, clients)
+    claims = response.response.claims
+    assert claims[0].text.startswith("For more complicated data structures")
+    assert "json=data" in claims[1].text
+
+
+ASYNC_DOCS = """\
+## Supported async environments
+
+HTTPX supports either `asyncio` or `trio` as an async environment.
+
+It will auto-detect which of those two to use as the backend
+for socket operations and concurrency primitives.
+
+### AsyncIO
+
+AsyncIO is Python's built-in library for writing concurrent code with the async/await syntax.
+
+```python
+import asyncio
+import httpx
+
+async def main():
+    async with httpx.AsyncClient() as client:
+        response = await client.get('https://www.example.com/')
+        print(response)
+
+asyncio.run(main())
+```
+"""
+
+
+def test_extractive_answers_how_to_use_with_the_code_that_shows_it() -> None:
+    doc = chunk(ASYNC_DOCS, "async.md", "Async Support")
+    claims = generate("How do I use httpx with asyncio?", doc).response.claims
+    assert any("httpx.AsyncClient()" in claim.text for claim in claims)

@@ -6,8 +6,13 @@ Nothing here reads the environment: settings, answerer and store come from the c
 from __future__ import annotations
 
 import logging
+import re
 
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
+from slack_bolt.middleware.request_verification.async_request_verification import (
+    AsyncRequestVerification,
+)
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -28,6 +33,34 @@ SLACK_API_URL = "https://slack.com/api/"
 # Slack asks clients to wait Retry-After on 429; two tries cover a burst without stalling a reply.
 RATE_LIMIT_RETRIES = 2
 SERVER_ERROR_RETRIES = 2
+
+
+BOLT_LOGGER = "docbot.slack.bolt"
+# Where Bolt logs a request whose signature or timestamp is wrong (bolt's get_bolt_logger naming).
+VERIFICATION_LOGGER = f"slack_bolt.{AsyncRequestVerification.__name__}"
+_REJECTED_BODY = re.compile(r", body: .*\)\s*$", re.DOTALL)
+
+
+class BoltLogFilter(logging.Filter):
+    """Keeps message text out of Bolt's logs and drops a start-up warning that does not apply.
+
+    Bolt logs a rejected request's whole body (the question, at INFO); and it reads
+    SLACK_BOT_TOKEN from the environment itself, then warns that the client we pass wins."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message == warning_client_prioritized_and_token_skipped():
+            return False
+        if message.startswith("Invalid request signature detected"):
+            record.msg, record.args = _REJECTED_BODY.sub(", body withheld)", message), ()
+        return True
+
+
+def _filter_bolt_logs(*names: str) -> None:
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, BoltLogFilter) for f in logger.filters):
+            logger.addFilter(BoltLogFilter())
 
 
 def make_slack_client(settings: Settings) -> AsyncWebClient:
@@ -65,6 +98,7 @@ def build_app(
     settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
     signing_secret = "" if settings.socket_mode else settings.signing_secret()
     client = client or make_slack_client(settings)
+    _filter_bolt_logs(BOLT_LOGGER)  # before AsyncApp, which logs the token warning on it
     app = AsyncApp(
         client=client,
         # Passed explicitly (even when empty) so Bolt never falls back to reading the environment.
@@ -72,9 +106,11 @@ def build_app(
         request_verification_enabled=not settings.socket_mode,
         # Ack at once; the answer (seconds) is worked out after the ack, within Slack's 3 s.
         process_before_response=False,
-        logger=logging.getLogger("docbot.slack.bolt"),
+        logger=logging.getLogger(BOLT_LOGGER),
         name="docbot",
     )
+    # Bolt's middleware loggers copy the base logger's filters only when they have none: make sure.
+    _filter_bolt_logs(VERIFICATION_LOGGER)
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
     runtime = LiveRuntime(Live(config, answerer, policy), reload)
     deps = ListenerDeps(runtime=runtime, store=store, in_flight=in_flight or InFlight())

@@ -924,3 +924,25 @@ def test_app_question_that_mentions_other_people_is_still_answered(
         assert record.question == "asked: how do I roll back a deploy? cc"
 
     run(config, answerer, store, scenario)
+
+
+def test_app_logs_neither_rejected_bodies_nor_a_spurious_token_warning(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A forged request's body (the question text) must not reach the logs; and Bolt's 'token
+    will be unused' warning (it reads SLACK_BOT_TOKEN itself) is noise on every start."""
+    config, answerer = indexed
+    question = "what is the vault phrase zebra-orchid-5512?"
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-from-the-environment")
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        body = ask(slack, question, GENERAL, "41.000100")
+        assert (await app.send(body, secret="not-the-secret"))[0] == 401
+
+    with caplog.at_level(logging.DEBUG):
+        run(config, answerer, store, scenario)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "Invalid request signature" in logged  # the rejection itself is still logged
+    assert "zebra-orchid-5512" not in logged and "41.000100" not in logged
+    assert "will be unused" not in logged

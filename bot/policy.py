@@ -140,6 +140,6 @@ def _outcome(scope: Scope) -> str:
     if scope.collections:
         return f"searching public collections only ({names})"
     return (
-        "answering from no collection (an unverified channel gets public collections only, and "
-        "none when the config grants it private ones)"
+        "answering from no collection (the config grants it private ones, or has no public "
+        "collection, and an unverified channel may read neither)"
     )

@@ -163,7 +163,8 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
     print(
         f"{_count(documents, 'document')}, {_count(chunks, 'chunk')} in "
         f"{_count(len(report.collections), 'collection')} "
-        f"({report.seconds:.1f} s, generation {report.generation})",
+        f"({report.seconds:.1f} s; engines built {report.engines_built}, reused "
+        f"{report.engines_reused}; generation {report.generation})",
         file=out,
     )
     for collection, path, note in report.notes:

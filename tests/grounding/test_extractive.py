@@ -659,3 +659,64 @@ def test_extractive_answers_how_to_use_with_the_code_that_shows_it() -> None:
     doc = chunk(ASYNC_DOCS, "async.md", "Async Support")
     claims = generate("How do I use httpx with asyncio?", doc).response.claims
     assert any("httpx.AsyncClient()" in claim.text for claim in claims)
+
+
+CONFIG_TABLE = """\
+## answer
+
+| key | default | meaning |
+|-----|---------|---------|
+| `model` | `gpt-5-mini` | The OpenAI model that writes answers. |
+| `reasoning_effort` | `low` | Set it to `null` for servers that do not support it. |
+| `evidence_tokens` | `3000` | The evidence budget in tokens (`o200k_base` encoding). |
+"""
+
+EVIDENCE_STEP = """\
+## How an answer is made
+
+3. **Evidence.** It packs a small labelled set of passages (`E1`, `E2`, ...) under a token budget,
+   at most two per file by default, and records every passage it left out and why.
+"""
+
+WORKSPACES = """\
+## Workspaces
+
+docbot answers only in the Slack workspaces listed under `teams` in the config; it ignores
+events from other teams.
+"""
+
+
+def test_extractive_refuses_a_multi_word_name_no_evidence_mentions() -> None:
+    # "Teams" matches the `teams` key, but "Microsoft Teams" is another subject.
+    chunks = (
+        chunk(CONFIG_TABLE, "configuration.md", "answer"),
+        chunk(WORKSPACES, "slack.md", "Workspaces"),
+    )
+    response = generate("Does docbot support Microsoft Teams?", *chunks).response
+    assert response.status == "insufficient_context"
+
+
+def test_extractive_answers_a_multi_word_name_the_evidence_says() -> None:
+    text = "## Chat apps\n\ndocbot does not support Microsoft Teams yet; it runs in Slack only.\n"
+    chunks = (chunk(text, "faq.md", "Chat apps"), chunk(WORKSPACES, "slack.md", "Workspaces"))
+    response = generate("Does docbot support Microsoft Teams?", *chunks).response
+    assert response.status == "answered"
+    assert "Microsoft Teams" in response.claims[0].text
+
+
+def test_extractive_reads_a_table_row_under_its_header() -> None:
+    chunks = (
+        chunk(EVIDENCE_STEP, "index.md", "How an answer is made"),
+        chunk(CONFIG_TABLE, "configuration.md", "answer"),
+    )
+    response = generate("What is the default number of evidence tokens?", *chunks).response
+    assert response.status == "answered"
+    assert "`evidence_tokens` | `3000`" in response.claims[0].text
+    assert response.claims[0].citations == ["E2"]
+
+
+def test_extractive_table_header_is_context_of_its_rows_only() -> None:
+    (table,) = [c for c in candidates(packet("q", chunk(CONFIG_TABLE))) if "3000" in c.unit.text]
+    assert {"key", "default", "mean"} <= table.context
+    (prose,) = candidates(packet("q", chunk(WORKSPACES)))
+    assert "default" not in prose.context

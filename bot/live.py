@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.policy import ChannelPolicy
-from grounding.answer import Answer
+from grounding.answer import Answer, AnswerStatus
 from retrieval.config import Config, load_config
-from retrieval.errors import DocbotError
+from retrieval.errors import ConfigError, DocbotError
 from retrieval.index import index_root
 from retrieval.scopes import Scope
 
@@ -135,6 +135,13 @@ class LiveRuntime:
         assert self._reload is not None
         try:
             answerer = self._reload.load_answerer(config)
+        except ConfigError as exc:
+            # The index holds files that the new config gives to collections with different
+            # readers (e.g. a nested folder just made private): the previous index would show
+            # them where the new rules forbid. Fail closed until `docbot index` is run.
+            log.error("%s no longer matches the index, so docbot answers nothing: %s",
+                      self._reload.config_path, exc)  # fmt: skip
+            return Unavailable(str(exc))
         except Exception as exc:
             _log_failure(
                 exc, f"the index in {index_root(config)} cannot be loaded, so docbot keeps "
@@ -144,6 +151,34 @@ class LiveRuntime:
             return previous
         log.info("reloaded %s and the index in %s", self._reload.config_path, index_root(config))
         return answerer
+
+
+class Unavailable:
+    """An answerer for when answering could show documents the access rules forbid."""
+
+    MESSAGE = (
+        "I can't answer right now: my documents and my access settings disagree, and an admin "
+        "has to re-index them. The docbot admins can see the details in its log."
+    )
+
+    def __init__(self, detail: str) -> None:
+        self._detail = detail
+
+    async def answer(
+        self,
+        question: str,
+        scope: Scope,
+        *,
+        context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:
+        return Answer(
+            status=AnswerStatus.ERROR,
+            question=question,
+            scope=scope,
+            message=self.MESSAGE,
+            error_detail=self._detail,
+        )
 
 
 def _log_failure(exc: Exception, what: str) -> None:

@@ -21,9 +21,11 @@ from bot.live import Live, LiveRuntime, Reload
 from bot.policy import ChannelPolicy
 from bot.runtime import make_pipeline
 from bot.store import SQLiteAnswerStore
+from grounding.answer import AnswerStatus
 from grounding.generators.extractive import ExtractiveGenerator
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
+from retrieval.scopes import ConversationKind, resolve_scope
 from tests.bot.conftest import CORPUS, TEAM
 from tests.bot.fake_slack import Call, FakeSlack
 from tests.bot.harness import fake_slack, mention, running_app
@@ -222,3 +224,44 @@ def test_live_runtime_without_reload_never_looks_at_files(tmp_path: Path) -> Non
     runtime = LiveRuntime(live)
     os.remove(tmp_path / "docbot.yml")
     assert asyncio.run(runtime.current()) is live
+
+
+def test_live_runtime_fails_closed_when_a_nested_folder_turns_private(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two public collections may share files; making the inner one private without
+    # re-indexing would leave its files in the outer one's index, readable everywhere.
+    handbook = tmp_path / "handbook"
+    shutil.copytree(CORPUS / "handbook", handbook)
+    (handbook / "payroll").mkdir()
+    (handbook / "payroll" / "bands.md").write_text(
+        "# Bands\n\nThe salary band for staff engineers is confidential-band-77.\n", "utf-8"
+    )
+    path = tmp_path / "docbot.yml"
+    both = (
+        f"state_dir: {tmp_path / 'state'}\nteams: [{TEAM}]\ncollections:\n"
+        f"  - {{name: handbook, path: {handbook}}}\n"
+        f"  - {{name: payroll, path: {handbook / 'payroll'}%s}}\n"
+    )
+    path.write_text(both % "", encoding="utf-8")
+    config = load_config(path)
+    build_index(config)
+    runtime = runtime_for(path, config, CountingLoader())
+    scope = resolve_scope(config, TEAM, GENERAL, ConversationKind.CHANNEL)
+
+    async def main() -> None:
+        before = await runtime.current()
+        assert "confidential-band-77" in str(
+            (await before.answerer.answer("salary band staff engineers", scope)).to_dict()
+        )
+        path.write_text(both % ", access: private, channels: [C0HR]", encoding="utf-8")
+        with caplog.at_level(logging.ERROR, logger="docbot.live"):
+            after = await runtime.current()
+        narrowed = resolve_scope(after.config, TEAM, GENERAL, ConversationKind.CHANNEL)
+        answer = await after.answerer.answer("salary band staff engineers", narrowed)
+        assert answer.status is AnswerStatus.ERROR
+        assert "confidential-band-77" not in str(answer.to_dict()["message"])
+        assert "indexed by both" in answer.error_detail
+        assert any("answers nothing" in r.getMessage() for r in caplog.records)
+
+    asyncio.run(main())

@@ -18,7 +18,7 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Reaction, Turn, mentions, parse_reaction, parse_turn
@@ -32,6 +32,7 @@ from bot.render import (
     render_input_error,
 )
 from bot.store import AnswerRecord, AnswerStore
+from bot.webapi import SLACK_CALL_ERRORS
 from grounding.answer import Answer
 from retrieval.config import Config
 from retrieval.errors import InputError
@@ -252,7 +253,7 @@ async def _post(client: AsyncWebClient, turn: Turn, message: Message) -> str | N
         response = await client.chat_postMessage(
             channel=turn.channel, thread_ts=turn.reply_thread, **post_kwargs(message)
         )
-    except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_ERRORS as exc:
         log.error(
             "chat.postMessage to %s failed for event %s: %s",
             turn.channel,
@@ -284,7 +285,7 @@ async def _react(client: AsyncWebClient, method: str, turn: Turn) -> bool:
     """:eyes: while working; cosmetic, so a failure is only logged. True when it took effect."""
     try:
         await getattr(client, method)(channel=turn.channel, timestamp=turn.ts, name=WORKING_EMOJI)
-    except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_ERRORS as exc:
         error = _slack_error(exc)
         log.warning("%s on %s/%s failed: %s", method, turn.channel, turn.ts, error)
         return error == "already_reacted"
@@ -379,7 +380,7 @@ async def _thank_for_wrong(
         await client.chat_postEphemeral(
             channel=record.channel, user=user, thread_ts=record.thread_ts, text=text
         )
-    except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_ERRORS as exc:
         log.warning("chat.postEphemeral to %s failed: %s", user, _slack_error(exc))
 
 

@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.webapi import SLACK_CALL_ERRORS
 from retrieval.config import Config
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 
@@ -50,7 +51,7 @@ def slack_channel_lookup(client: AsyncWebClient) -> ChannelLookup:
         except SlackApiError as exc:
             error = exc.response.get("error")
             raise ChannelLookupError(f"conversations.info {channel_id}: {error}") from exc
-        except (SlackClientError, OSError, TimeoutError) as exc:
+        except SLACK_CALL_ERRORS as exc:
             raise ChannelLookupError(f"conversations.info {channel_id}: {exc!r}") from exc
         channel = response.get("channel")
         if not isinstance(channel, Mapping):

@@ -13,7 +13,7 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
@@ -21,6 +21,7 @@ from bot.listeners import Answerer, InFlight
 from bot.live import Reload
 from bot.settings import Settings, SettingsError
 from bot.store import AnswerStore
+from bot.webapi import SLACK_CALL_ERRORS
 from retrieval.config import Config
 from retrieval.errors import DocbotError
 
@@ -90,7 +91,7 @@ async def check_token(client: AsyncWebClient) -> dict[str, object]:
             "OAuth Token (xoxb-...) again from OAuth & Permissions, and reinstall the app if "
             "its scopes changed"
         ) from exc
-    except (SlackClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_ERRORS as exc:
         raise DocbotError(
             f"cannot reach the Slack Web API at {client.base_url} ({exc!r}): check the network, "
             "or DOCBOT_SLACK_API_URL if it is set"
@@ -137,7 +138,7 @@ async def _socket_url(client: AsyncWebClient, app_token: str) -> str:
             f"Slack rejected SLACK_APP_TOKEN ({exc.response.get('error')}): create an app-level "
             "token with connections:write under Basic Information, and enable Socket Mode"
         ) from exc
-    except (SlackClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_ERRORS as exc:
         raise DocbotError(f"cannot open a Socket Mode connection ({exc!r})") from exc
     return str(response["url"])
 

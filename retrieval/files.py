@@ -38,6 +38,10 @@ _MTIME_NOTE = "dates are file modification times, not commit dates"
 # git's words (under LC_ALL=C) for folders that simply have no history to date files by.
 _NO_HISTORY = ("not a git repository", "does not have any commits yet")
 _NOT_FOLLOWED = "symbolic link: not followed, so a collection cannot reach outside its folder"
+_LINK_INSIDE = (
+    "symbolic link: not followed (its target inside the folder is indexed as itself, if "
+    "included), so a link cannot carry an excluded or private file into this collection"
+)
 _GIT_LOG = ("log", "-z", "--format=%x01%ct", "--name-only", "--relative", "--no-renames", "--", ".")
 
 
@@ -136,14 +140,19 @@ def _is_link(path: Path) -> bool:
 
 
 def _link_reason(path: Path, real_root: Path) -> str:
-    """Why a symlinked file is not indexed, or "" when it points at a file inside the root."""
+    """Why a symlinked file is not indexed: never, wherever it points.
+
+    A link inside the folder can still point at a file that `exclude`, a hidden folder or a
+    nested private collection keeps out, and it would be indexed under the link's own path,
+    where the shared-file check cannot see it. The target, if wanted, is indexed as itself.
+    """
     # realpath, not Path.resolve: on Python 3.11 resolve raises RuntimeError on a loop.
     target = Path(os.path.realpath(path))
-    if not target.is_relative_to(real_root):
-        return _NOT_FOLLOWED
     if not target.exists():
         return "symbolic link: broken (its target is missing or loops)"
-    return ""
+    if not target.is_relative_to(real_root):
+        return _NOT_FOLLOWED
+    return _LINK_INSIDE
 
 
 def _folder_path(root: Path, error: OSError) -> str:

@@ -71,7 +71,7 @@ def test_discover_never_follows_symlinks_out_of_the_root(tmp_path: Path) -> None
     (root / "leakdir").symlink_to(outside / "folder", target_is_directory=True)
     (root / "alias.md").symlink_to(root / "inside.md")
 
-    assert discover(CollectionConfig(name="docs", path=root)) == ("alias.md", "inside.md")
+    assert discover(CollectionConfig(name="docs", path=root)) == ("inside.md",)
 
 
 def test_find_files_reports_each_symlink_it_does_not_follow(tmp_path: Path) -> None:
@@ -88,10 +88,13 @@ def test_find_files_reports_each_symlink_it_does_not_follow(tmp_path: Path) -> N
 
     found = find_files(CollectionConfig(name="docs", path=root))
 
-    assert found.paths == ("alias.md", "inside.md", "sub/page.md")
+    assert found.paths == ("inside.md", "sub/page.md")
     not_followed = "symbolic link: not followed, so a collection cannot reach outside its folder"
     broken = "symbolic link: broken (its target is missing or loops)"
-    assert [(s.path, s.reason) for s in found.skipped] == [
+    inside = "symbolic link: not followed (its target inside the folder is indexed as itself"
+    skipped = [(s.path, s.reason) for s in found.skipped]
+    assert skipped[0][0] == "alias.md" and skipped[0][1].startswith(inside)
+    assert skipped[1:] == [
         ("gone.md", broken),
         ("leak.md", not_followed),
         ("leakdir/", not_followed),
@@ -438,3 +441,15 @@ def _git_env() -> dict[str, str]:
 
 def _mtime(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date().isoformat()
+
+
+def test_find_files_a_link_cannot_carry_an_excluded_file_in(tmp_path: Path) -> None:
+    # A public handbook excluding payroll/ must not index payroll's file through a link.
+    root = tmp_path / "hb"
+    _tree(root, "guide.md", "payroll/bands.md")
+    (root / "bands-link.md").symlink_to(root / "payroll" / "bands.md")
+
+    found = find_files(CollectionConfig(name="hb", path=root, exclude=("payroll/**",)))
+
+    assert found.paths == ("guide.md",)
+    assert [s.path for s in found.skipped] == ["bands-link.md"]

@@ -41,6 +41,7 @@ from retrieval.collections import (
     FileRecord,
     chunking_key,
     scan_collection,
+    selection_key,
 )
 from retrieval.config import load_config
 from retrieval.index import Index, index_text, set_chunks, write_index
@@ -102,7 +103,7 @@ def write_config(work: Path, engine: str, chunk_tokens: int) -> Path:
     return path
 
 
-def squad_snapshot(work: Path, key: str) -> CollectionSnapshot:
+def squad_snapshot(work: Path, key: str, selection: str) -> CollectionSnapshot:
     """One file and one chunk per SQuAD paragraph: the unit its questions are asked about."""
     data = json.loads(SQUAD.read_text(encoding="utf-8"))
     folder = work / "squad"
@@ -119,7 +120,7 @@ def squad_snapshot(work: Path, key: str) -> CollectionSnapshot:
         )
         sha = hashlib.sha256(raw).hexdigest()
         records.append(FileRecord(path, len(raw), 0, sha, "", "", (chunk,)))
-    return CollectionSnapshot("squad", tuple(records), (), key)
+    return CollectionSnapshot("squad", tuple(records), (), key, selection)
 
 
 def cap(snapshot: CollectionSnapshot, keep: int) -> CollectionSnapshot:
@@ -139,7 +140,8 @@ def prepare(work: Path, chunk_tokens: int) -> dict[str, float]:
     key = chunking_key(config.search)
     counter = TiktokenCounter()
     started = time.perf_counter()
-    snapshots = {"squad": squad_snapshot(work, key)}
+    selection = selection_key(config.collection("squad"))
+    snapshots = {"squad": squad_snapshot(work, key, selection)}
     for collection in config.collections[1:]:
         snapshots[collection.name], _ = scan_collection(collection, config.search, counter, None)
     scan_s = time.perf_counter() - started

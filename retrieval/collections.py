@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,6 +39,9 @@ class CollectionSnapshot:
     skipped: tuple[Skipped, ...]
     # What the chunks were made with; a snapshot made differently is never reused.
     chunking: str = ""
+    # Which files the collection selected (its path, include and exclude): an index whose
+    # selection differs from the config's is stale, since it may hold files now excluded.
+    selection: str = ""
 
     @property
     def chunk_count(self) -> int:
@@ -63,6 +68,15 @@ def chunking_key(search: SearchConfig) -> str:
     return f"v{CHUNKER_VERSION}:tokens={search.chunk_tokens}:bytes={search.max_file_bytes}"
 
 
+def selection_key(collection: CollectionConfig) -> str:
+    selected = {
+        "path": str(collection.path),
+        "include": list(collection.include),
+        "exclude": list(collection.exclude),
+    }
+    return hashlib.sha256(json.dumps(selected, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def scan_collection(
     collection: CollectionConfig,
     search: SearchConfig,
@@ -84,7 +98,9 @@ def scan_collection(
     scan = _Scan(collection, search, counter, before, dates, skipped=list(found.skipped))
     for path in found.paths:
         scan.visit(path)
-    snapshot = CollectionSnapshot(collection.name, tuple(scan.files), tuple(scan.skipped), key)
+    snapshot = CollectionSnapshot(
+        collection.name, tuple(scan.files), tuple(scan.skipped), key, selection_key(collection)
+    )
     changes = scan.changes(previous, frozenset(r.path for r in snapshot.files))
     notes = (dates_note,) if dates_note else ()
     return snapshot, dataclasses.replace(changes, notes=notes)

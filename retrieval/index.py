@@ -35,7 +35,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from retrieval.chunks import Chunk, Hit
-from retrieval.collections import CollectionSnapshot, chunking_key, scan_collection
+from retrieval.collections import (
+    CollectionSnapshot,
+    chunking_key,
+    scan_collection,
+    selection_key,
+)
 from retrieval.config import Config
 from retrieval.engines import (
     SCORING_VERSION,
@@ -52,7 +57,7 @@ from retrieval.tokenize import tokenize
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
 # 2: the manifest records each file's size and sha256, and engine.json the bm25 counts.
-FORMAT = 2
+FORMAT = 3
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 _MANIFEST = "manifest.json"
@@ -241,6 +246,7 @@ def _collection_entry(
         "bytes": stored[0],
         "sha256": stored[1],
         "chunking": snapshot.chunking,
+        "selection": snapshot.selection,
         "documents": len(snapshot.files),
         "chunks": snapshot.chunk_count,
     }
@@ -263,7 +269,7 @@ class _TokenCache:
 
 def _fingerprint(snapshot: CollectionSnapshot, with_dates: bool) -> str:
     """Content of one collection: engines depend on paths and bytes, answers also on dates."""
-    digest = hashlib.sha256(f"{snapshot.name}\0{snapshot.chunking}".encode())
+    digest = hashlib.sha256(f"{snapshot.name}\0{snapshot.chunking}\0{snapshot.selection}".encode())
     for record in snapshot.files:
         dated = f"\0{record.updated}" if with_dates else ""
         digest.update(f"\0{record.path}\0{record.sha256}{dated}".encode())
@@ -598,6 +604,12 @@ def _load_snapshots(
             raise IndexNotBuiltError(
                 f"the chunking settings changed since the index was built ({entry['chunking']} "
                 f"-> {expected}): {run_index('to rebuild')}"
+            )
+        if entry.get("selection") != selection_key(collection):
+            # The index may hold files the config now excludes, or miss ones it now includes.
+            raise IndexNotBuiltError(
+                f"collection {collection.name!r} selects other files than when the index was "
+                f"built (its path, include or exclude changed): {run_index('to rebuild')}"
             )
         snapshots[collection.name] = _read_snapshot(root, entry)
     return snapshots

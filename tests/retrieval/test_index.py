@@ -456,3 +456,26 @@ def test_index_build_leaves_no_temporary_files(tmp_path: Path) -> None:
     root = index_root(config)
     names = [p.name for p in root.rglob("*")]
     assert not [name for name in names if ".tmp-" in name or ".damaged-" in name], names
+
+
+def test_index_is_stale_when_a_collection_selects_other_files(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "payroll").mkdir(parents=True)
+    (docs / "guide.md").write_text("# Guide\n\nDeploys go out every weekday.\n", "utf-8")
+    (docs / "payroll" / "bands.md").write_text(
+        "# Bands\n\nThe salary band is confidential-band-77.\n", "utf-8"
+    )
+    path = tmp_path / "docbot.yml"
+    config_text = "teams: [T1]\ncollections:\n  - {name: handbook, path: docs%s}\n"
+    path.write_text(config_text % "", encoding="utf-8")
+    build_index(load_config(path))
+    # Excluding a folder after indexing must not leave its files searchable.
+    path.write_text(config_text % ', exclude: ["payroll/**"]', encoding="utf-8")
+    with pytest.raises(IndexNotBuiltError, match="selects other files"):
+        Index.load(load_config(path))
+    report = build_index(load_config(path))
+    assert report.collections[0].documents == 1
+    config = load_config(path)
+    scope = resolve_scope(config, "T1", "C0GEN", ConversationKind.CHANNEL)
+    hits = Index.load(config).search("salary band", scope, 5)
+    assert all("confidential" not in hit.chunk.text for hit in hits)

@@ -17,7 +17,7 @@ from typing import Protocol
 from bot.policy import ChannelPolicy
 from grounding.answer import Answer, AnswerStatus
 from retrieval.config import Config, load_config
-from retrieval.errors import ConfigError, DocbotError
+from retrieval.errors import DocbotError
 from retrieval.index import index_root
 from retrieval.scopes import Scope
 
@@ -80,9 +80,10 @@ def manifest_path(config: Config) -> Path:
 class LiveRuntime:
     """The current `Live`; with a `Reload`, swapped for a fresh one when the files change.
 
-    A reload that fails keeps what was served before and logs what to fix, once per change.
-    A valid new config always takes effect (it holds the access rules), even when its index
-    cannot be loaded yet: the previous index then keeps answering under the new rules."""
+    An invalid config keeps what was served before and logs what to fix, once per change. A
+    valid new config always takes effect (it holds the access rules); when the index cannot be
+    loaded for it, docbot answers nothing until `docbot index` is run, since the previous index
+    was built under other rules. A damaged index under an unchanged config keeps the previous."""
 
     def __init__(self, live: Live, reload: Reload | None = None) -> None:
         self._live = live
@@ -113,7 +114,7 @@ class LiveRuntime:
         index_stamp = file_stamp(manifest_path(config))
         if config == previous.config and index_stamp == self._seen[1]:
             return previous, (config_stamp, index_stamp)  # touched, not changed
-        answerer = self._load_answerer(config, previous.answerer)
+        answerer = self._load_answerer(config, previous)
         policy = (
             previous.policy if config == previous.config else previous.policy.reconfigured(config)
         )
@@ -131,34 +132,37 @@ class LiveRuntime:
             )  # fmt: skip
             return previous
 
-    def _load_answerer(self, config: Config, previous: Answerer) -> Answerer:
+    def _load_answerer(self, config: Config, previous: Live) -> Answerer:
         assert self._reload is not None
         try:
             answerer = self._reload.load_answerer(config)
-        except ConfigError as exc:
-            # The index holds files that the new config gives to collections with different
-            # readers (e.g. a nested folder just made private): the previous index would show
-            # them where the new rules forbid. Fail closed until `docbot index` is run.
-            log.error("%s no longer matches the index, so docbot answers nothing: %s",
-                      self._reload.config_path, exc)  # fmt: skip
-            return Unavailable(str(exc))
         except Exception as exc:
+            if config == previous.config:
+                # Only the index changed (damaged, or caught mid-write): the previous index was
+                # loaded under these same rules, so it is still safe to answer from.
+                _log_failure(
+                    exc, f"the index in {index_root(config)} cannot be loaded, so docbot keeps "
+                    "answering from the previous index; fix it with `docbot index`",
+                )  # fmt: skip
+                return previous.answerer
+            # The rules changed and the index was not rebuilt for them: the previous index
+            # may hold files the new config excludes or gives to other readers (a folder just
+            # made private), so answering from it could show them. Fail closed until it is.
             _log_failure(
-                exc, f"the index in {index_root(config)} cannot be loaded, so docbot keeps "
-                "answering from the previous index (under the current access rules in "
-                f"{self._reload.config_path}); fix it with `docbot index`",
+                exc, f"{self._reload.config_path} changed but docbot cannot answer under it, "
+                "so it answers nothing until this is fixed (usually by running `docbot index`)",
             )  # fmt: skip
-            return previous
+            return Unavailable(f"{type(exc).__name__}: {exc}")
         log.info("reloaded %s and the index in %s", self._reload.config_path, index_root(config))
         return answerer
 
 
 class Unavailable:
-    """An answerer for when answering could show documents the access rules forbid."""
+    """The answerer after a config change docbot cannot serve yet: every answer is an error."""
 
     MESSAGE = (
-        "I can't answer right now: my documents and my access settings disagree, and an admin "
-        "has to re-index them. The docbot admins can see the details in its log."
+        "I can't answer right now: my configuration changed and I can't put it in service yet "
+        "(usually my documents need re-indexing). The docbot admins can see why in its log."
     )
 
     def __init__(self, detail: str) -> None:

@@ -24,6 +24,7 @@ from bot.store import SQLiteAnswerStore
 from grounding.answer import AnswerStatus
 from grounding.generators.extractive import ExtractiveGenerator
 from retrieval.config import Config, load_config
+from retrieval.errors import ConfigError
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
 from tests.bot.conftest import CORPUS, TEAM
@@ -263,5 +264,44 @@ def test_live_runtime_fails_closed_when_a_nested_folder_turns_private(
         assert "confidential-band-77" not in str(answer.to_dict()["message"])
         assert "indexed by both" in answer.error_detail
         assert any("answers nothing" in r.getMessage() for r in caplog.records)
+
+    asyncio.run(main())
+
+
+def test_live_runtime_fails_closed_when_a_new_private_collection_is_not_indexed_yet(
+    tmp_path: Path,
+) -> None:
+    # A new private collection nested in a public one: until `docbot index` runs, the old
+    # index still files its documents under the public collection.
+    handbook = tmp_path / "handbook"
+    shutil.copytree(CORPUS / "handbook", handbook)
+    (handbook / "payroll").mkdir()
+    (handbook / "payroll" / "bands.md").write_text(
+        "# Bands\n\nThe salary band for staff engineers is confidential-band-77.\n", "utf-8"
+    )
+    path = tmp_path / "docbot.yml"
+    public = (
+        f"state_dir: {tmp_path / 'state'}\nteams: [{TEAM}]\ncollections:\n"
+        f"  - {{name: handbook, path: {handbook}}}\n"
+    )
+    path.write_text(public, encoding="utf-8")
+    config = load_config(path)
+    build_index(config)
+    runtime = runtime_for(path, config, CountingLoader())
+    added = (
+        f"  - {{name: payroll, path: {handbook / 'payroll'}, access: private, channels: [C0HR]}}\n"
+    )
+
+    async def main() -> None:
+        await runtime.current()
+        path.write_text(public + added, encoding="utf-8")
+        after = await runtime.current()
+        scope = resolve_scope(after.config, TEAM, GENERAL, ConversationKind.CHANNEL)
+        answer = await after.answerer.answer("salary band staff engineers", scope)
+        assert answer.status is AnswerStatus.ERROR
+        assert "confidential-band-77" not in str(answer.to_dict())
+        reindexed_config = load_config(path)
+        with pytest.raises(ConfigError):  # the admin must also exclude the nested folder
+            build_index(reindexed_config)
 
     asyncio.run(main())

@@ -227,17 +227,23 @@ def test_live_runtime_without_reload_never_looks_at_files(tmp_path: Path) -> Non
     assert asyncio.run(runtime.current()) is live
 
 
-def test_live_runtime_fails_closed_when_a_nested_folder_turns_private(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    # Two public collections may share files; making the inner one private without
-    # re-indexing would leave its files in the outer one's index, readable everywhere.
-    handbook = tmp_path / "handbook"
+def handbook_with_payroll(folder: Path) -> Path:
+    """The handbook with a payroll folder inside it holding one confidential page."""
+    handbook = folder / "handbook"
     shutil.copytree(CORPUS / "handbook", handbook)
     (handbook / "payroll").mkdir()
     (handbook / "payroll" / "bands.md").write_text(
         "# Bands\n\nThe salary band for staff engineers is confidential-band-77.\n", "utf-8"
     )
+    return handbook
+
+
+def test_live_runtime_fails_closed_when_a_nested_folder_turns_private(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two public collections may share files; making the inner one private without
+    # re-indexing would leave its files in the outer one's index, readable everywhere.
+    handbook = handbook_with_payroll(tmp_path)
     path = tmp_path / "docbot.yml"
     both = (
         f"state_dir: {tmp_path / 'state'}\nteams: [{TEAM}]\ncollections:\n"
@@ -273,12 +279,7 @@ def test_live_runtime_fails_closed_when_a_new_private_collection_is_not_indexed_
 ) -> None:
     # A new private collection nested in a public one: until `docbot index` runs, the old
     # index still files its documents under the public collection.
-    handbook = tmp_path / "handbook"
-    shutil.copytree(CORPUS / "handbook", handbook)
-    (handbook / "payroll").mkdir()
-    (handbook / "payroll" / "bands.md").write_text(
-        "# Bands\n\nThe salary band for staff engineers is confidential-band-77.\n", "utf-8"
-    )
+    handbook = handbook_with_payroll(tmp_path)
     path = tmp_path / "docbot.yml"
     public = (
         f"state_dir: {tmp_path / 'state'}\nteams: [{TEAM}]\ncollections:\n"

@@ -24,7 +24,7 @@ from grounding.prompt import build_prompt, correction_note
 from grounding.retriever import Retriever
 from grounding.schema import GroundedResponse
 from grounding.untrusted import new_nonce
-from grounding.verify import Verification, unknown_citations, verify
+from grounding.verify import Verification, not_answered_message, unknown_citations, verify
 from retrieval.chunks import Chunk, Hit
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope
@@ -248,11 +248,11 @@ def _refused(question: str, scope: Scope) -> Answer:
 
 
 def _nothing_found(base: Answer, packet: EvidencePacket) -> Answer:
-    searched = ", ".join(packet.scope.collections)
+    # The same words as when the evidence did not answer: to the user both mean the docs don't.
     return replace(
         base,
         status=AnswerStatus.NOT_FOUND,
-        message=f"I found nothing that answers this in the documentation searched ({searched}).",
+        message=not_answered_message(packet),
     )
 
 

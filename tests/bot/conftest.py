@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from bot.listeners import Answerer
+from bot.runtime import make_pipeline
+from bot.store import SQLiteAnswerStore
+from grounding.generators.extractive import ExtractiveGenerator
 from retrieval.config import Config, load_config
+from retrieval.index import Index, build_index
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 TEAM = "T0DOCBOT"
@@ -43,3 +49,19 @@ answer:
 @pytest.fixture
 def config(tmp_path: Path) -> Config:
     return load_config(write_config(tmp_path))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
+    """An empty answer store in this test's folder."""
+    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Answerer]:
+    """The corpus indexed once per module, and the real pipeline over it."""
+    config = load_config(write_config(tmp_path_factory.mktemp("e2e")))
+    build_index(config)
+    return config, make_pipeline(config, Index.load(config), ExtractiveGenerator())

@@ -26,10 +26,13 @@ from bot.settings import Settings
 from bot.store import AnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
-from tests.bot.conftest import TEAM
+from tests.bot.conftest import PAYMENTS_CHANNEL, TEAM
 from tests.bot.fake_slack import FakeSlack
 
 SIGNING_SECRET = "e2e-signing-secret-8f2c"
+GENERAL = "C0GENERAL"
+CONNECT = "C0CONNECT"
+DM = "D0DIRECT"
 ASKER = "U0ASKER"
 BOT_USER = "U0DOCBOT"  # FakeSlack's bot user id
 
@@ -144,3 +147,12 @@ async def running_app(
             yield RunningApp(app, f"http://127.0.0.1:{port}/slack/events", session)
     finally:
         await runner.cleanup()
+
+
+def with_channels(slack: FakeSlack) -> FakeSlack:
+    """The fake Slack knows the test channels: public, private, Slack Connect and a DM."""
+    slack.set_channel(GENERAL, is_channel=True, name="general")
+    slack.set_channel(PAYMENTS_CHANNEL, is_channel=True, is_private=True, name="payments")
+    slack.set_channel(CONNECT, is_channel=True, is_shared=True, is_ext_shared=True, name="ext")
+    slack.set_channel(DM, is_im=True, user=ASKER)
+    return slack

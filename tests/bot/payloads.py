@@ -6,12 +6,26 @@ the real payloads in ../shared/slack/fixtures when that folder is present.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 APP_ID = "A0DOCBOTAPP"
 VERIFICATION_TOKEN = "legacy-verification-token"  # deprecated by Slack; Bolt ignores it
+SHARED_FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "slack" / "fixtures"
+
+
+def real(name: str) -> dict[str, Any]:
+    """One of Slack's own example payloads from ../shared; skips the test when it is absent."""
+    path = SHARED_FIXTURES / name
+    if not path.is_file():
+        pytest.skip(f"../shared is absent: {path} holds Slack's real payload")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def app_mention(

@@ -14,7 +14,7 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
@@ -29,16 +29,18 @@ from bot.serve import run_serve
 from bot.settings import SettingsError
 from bot.store import AnswerStore, SQLiteAnswerStore, StoreError
 from grounding.answer import Answer
-from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
-from retrieval.config import Config, load_config
-from retrieval.index import Index, build_index
+from retrieval.config import Config
+from retrieval.index import Index
 from retrieval.scopes import Scope
 from tests.bot import payloads
-from tests.bot.conftest import CANARY, PAYMENTS_CHANNEL, TEAM, write_config
+from tests.bot.conftest import CANARY, PAYMENTS_CHANNEL, TEAM
 from tests.bot.fake_slack import Call, FakeSlack
 from tests.bot.harness import (
     ASKER,
+    CONNECT,
+    DM,
+    GENERAL,
     RunningApp,
     direct_message,
     fake_slack,
@@ -47,36 +49,12 @@ from tests.bot.harness import (
     reaction,
     running_app,
     settings_for,
+    with_channels,
 )
 from tests.grounding.fake_openai import FakeOpenAI, http_error
 
-GENERAL = "C0GENERAL"
-CONNECT = "C0CONNECT"
-DM = "D0DIRECT"
 # Long enough for a duplicate delivery to have been (not) answered.
 SETTLE_SECONDS = 0.4
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Answerer]:
-    config = load_config(write_config(tmp_path_factory.mktemp("e2e")))
-    build_index(config)
-    return config, make_pipeline(config, Index.load(config), ExtractiveGenerator())
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
-    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
-    yield store
-    store.close()
-
-
-def with_channels(slack: FakeSlack) -> FakeSlack:
-    slack.set_channel(GENERAL, is_channel=True, name="general")
-    slack.set_channel(PAYMENTS_CHANNEL, is_channel=True, is_private=True, name="payments")
-    slack.set_channel(CONNECT, is_channel=True, is_shared=True, is_ext_shared=True, name="ext")
-    slack.set_channel(DM, is_im=True, user=ASKER)
-    return slack
 
 
 Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,8 @@ from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
 from tests.bot.conftest import CORPUS, TEAM
 from tests.bot.fake_slack import Call, FakeSlack
-from tests.bot.harness import fake_slack, mention, running_app
+from tests.bot.harness import GENERAL, fake_slack, mention, running_app
 
-GENERAL = "C0GENERAL"
 ROLLBACK = "deploy/rollback.md"
 OLD_RULE = "Roll back when the error rate doubles within thirty minutes of a deploy."
 NEW_RULE = "Roll back when the error rate triples within ninety minutes of a deploy."
@@ -63,13 +62,6 @@ def served(tmp_path: Path) -> tuple[Path, Config]:
     config = load_config(path)
     build_index(config)
     return path, config
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
-    store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
-    yield store
-    store.close()
 
 
 def reply_text(call: Call) -> str:

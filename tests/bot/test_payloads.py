@@ -6,8 +6,6 @@ The e2e suite replays tests/bot/payloads.py; this is the one place it is held to
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,17 +13,9 @@ import pytest
 from bot.events import parse_reaction, parse_turn
 from tests.bot import payloads
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "slack" / "fixtures"
 BOT = "U0DOCBOT"
 IDS = {"team": "T0DOCBOT", "user": "U0ASKER", "bot_user_id": BOT}
-
-
-def real(name: str) -> dict[str, Any]:
-    path = FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"../shared is absent: {path} holds the real payload to compare with")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+real = payloads.real
 
 
 def shape(value: Any, at: str = "$") -> dict[str, str]:

@@ -8,30 +8,14 @@ signed HTTP path. Skips when ../shared is absent.
 from __future__ import annotations
 
 import asyncio
-import json
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.app import Answerer
 from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
-from tests.bot.harness import ASKER, fake_slack, running_app
-from tests.bot.test_app_e2e import GENERAL, indexed, store, with_channels
-
-__all__ = ["indexed", "store"]  # pytest fixtures, imported for this module's tests
-
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "slack" / "fixtures"
-
-
-def shared(name: str) -> dict[str, Any]:
-    path = FIXTURES / name
-    if not path.is_file():
-        pytest.skip(f"../shared is absent: {path} holds Slack's real payload")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+from tests.bot.harness import ASKER, GENERAL, fake_slack, running_app, with_channels
+from tests.bot.payloads import real
 
 
 def _point_at_test_workspace(body: dict[str, Any], event_id: str) -> dict[str, Any]:
@@ -46,9 +30,9 @@ def test_shared_mention_and_reactions_round_trip(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
 ) -> None:
     config, answerer = indexed
-    mention = _point_at_test_workspace(shared("app_mention.json"), "EvSharedMention")
-    added = _point_at_test_workspace(shared("reaction_added.json"), "EvSharedAdded")
-    removed = _point_at_test_workspace(shared("reaction_removed.json"), "EvSharedRemoved")
+    mention = _point_at_test_workspace(real("app_mention.json"), "EvSharedMention")
+    added = _point_at_test_workspace(real("reaction_added.json"), "EvSharedAdded")
+    removed = _point_at_test_workspace(real("reaction_removed.json"), "EvSharedRemoved")
 
     async def main() -> None:
         async with (

@@ -120,27 +120,21 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
                 # app_mention, and claim_mention lets exactly one of the two through.
                 await handle_reason_only(deps, client, turn)
 
-    async def on_reaction_added(
+    async def on_reaction(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
+        added = body["event"]["type"] == "reaction_added"  # else reaction_removed
         with deps.in_flight.track():
             reaction = parse_reaction(body)
-            await handle_reaction(deps, client, reaction, context.bot_user_id, added=True)
-
-    async def on_reaction_removed(
-        body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
-    ) -> None:
-        with deps.in_flight.track():
-            reaction = parse_reaction(body)
-            await handle_reaction(deps, client, reaction, context.bot_user_id, added=False)
+            await handle_reaction(deps, client, reaction, context.bot_user_id, added=added)
 
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
-    app.event("reaction_added")(on_reaction_added)
-    app.event("reaction_removed")(on_reaction_removed)
+    app.event("reaction_added")(on_reaction)
+    app.event("reaction_removed")(on_reaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from retrieval.chunking import chunk_document
 from retrieval.collections import scan_collection
 from retrieval.config import CollectionConfig, SearchConfig
-from retrieval.files import SourceText, discover, read_source
+from retrieval.files import SourceText, find_files, read_source
 from retrieval.tokens import TiktokenCounter
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora"
@@ -52,7 +52,7 @@ def bench(collection: CollectionConfig, counter: TiktokenCounter, tokens: int) -
     t0 = time.perf_counter()
     sources = [
         s
-        for p in discover(collection)
+        for p in find_files(collection).paths
         if isinstance(s := read_source(collection, p, 5_000_000), SourceText)
     ]
     t1 = time.perf_counter()

@@ -100,11 +100,6 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
     return FoundFiles(tuple(sorted(found)), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
-def discover(collection: CollectionConfig) -> tuple[str, ...]:
-    """The paths `find_files` finds, for callers that do not report skipped folders."""
-    return find_files(collection).paths
-
-
 def _walk(
     root: Path,
     on_error: Callable[[OSError], None],

@@ -11,7 +11,7 @@ import pytest
 from retrieval.chunking import Block, Heading, chunk_document, parse_document
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
 from retrieval.config import CollectionConfig
-from retrieval.files import SourceText, discover, read_source
+from retrieval.files import SourceText, find_files, read_source
 from retrieval.tokens import TiktokenCounter, TokenCounter
 from tests.retrieval.ingest_fakes import WordCounter
 
@@ -263,7 +263,7 @@ def _check_corpus(corpus: Path, paths: Sequence[str], budget: int) -> int:
 
 def test_chunk_document_httpx_docs_chunks_are_exact_file_lines() -> None:
     corpus = _shared_corpus("httpx-docs")
-    paths = discover(CollectionConfig(name="corpus", path=corpus))
+    paths = find_files(CollectionConfig(name="corpus", path=corpus)).paths
 
     assert len(paths) >= 20
     assert _check_corpus(corpus, paths, 350) > len(paths)
@@ -272,7 +272,7 @@ def test_chunk_document_httpx_docs_chunks_are_exact_file_lines() -> None:
 
 def test_chunk_document_django_docs_sample_chunks_are_exact_file_lines() -> None:
     corpus = _shared_corpus("django-docs")
-    paths = discover(CollectionConfig(name="corpus", path=corpus))
+    paths = find_files(CollectionConfig(name="corpus", path=corpus)).paths
     sample = paths[:: max(1, len(paths) // 60)]
 
     assert _check_corpus(corpus, sample, 350) > len(sample)

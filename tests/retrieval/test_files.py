@@ -17,7 +17,6 @@ from retrieval.files import (
     Skipped,
     SourceText,
     decode_text,
-    discover,
     file_dates,
     find_files,
     glob_regex,
@@ -48,22 +47,22 @@ def _tree(root: Path, *names: str) -> None:
         path.write_text(f"# {name}\n\ntext\n", encoding="utf-8")
 
 
-def test_discover_applies_include_and_exclude_and_sorts(tmp_path: Path) -> None:
+def test_find_files_applies_include_and_exclude_and_sorts(tmp_path: Path) -> None:
     _tree(tmp_path, "b.md", "a.rst", "guide/z.md", "guide/drafts/wip.md", "img.png", "x.txt")
     collection = CollectionConfig(
         name="docs", path=tmp_path, include=("**/*.md", "*.rst"), exclude=("**/drafts/**",)
     )
 
-    assert discover(collection) == ("a.rst", "b.md", "guide/z.md")
+    assert find_files(collection).paths == ("a.rst", "b.md", "guide/z.md")
 
 
-def test_discover_ignores_hidden_folders_and_hidden_files(tmp_path: Path) -> None:
+def test_find_files_ignores_hidden_folders_and_hidden_files(tmp_path: Path) -> None:
     _tree(tmp_path, "keep.md", ".git/HEAD.md", ".venv/lib/readme.md", "docs/.draft.md")
 
-    assert discover(CollectionConfig(name="docs", path=tmp_path)) == ("keep.md",)
+    assert find_files(CollectionConfig(name="docs", path=tmp_path)).paths == ("keep.md",)
 
 
-def test_discover_never_follows_symlinks_out_of_the_root(tmp_path: Path) -> None:
+def test_find_files_never_follows_symlinks_out_of_the_root(tmp_path: Path) -> None:
     outside, root = tmp_path / "outside", tmp_path / "root"
     _tree(outside, "secret.md", "folder/secret2.md")
     _tree(root, "inside.md")
@@ -71,7 +70,7 @@ def test_discover_never_follows_symlinks_out_of_the_root(tmp_path: Path) -> None
     (root / "leakdir").symlink_to(outside / "folder", target_is_directory=True)
     (root / "alias.md").symlink_to(root / "inside.md")
 
-    assert discover(CollectionConfig(name="docs", path=root)) == ("inside.md",)
+    assert find_files(CollectionConfig(name="docs", path=root)).paths == ("inside.md",)
 
 
 def test_find_files_reports_each_symlink_it_does_not_follow(tmp_path: Path) -> None:
@@ -279,7 +278,7 @@ def test_read_source_fifo_is_skipped_without_blocking(tmp_path: Path) -> None:
     source = read_source(collection, "pipe.md", 10_000)
 
     assert isinstance(source, Skipped) and source.reason == "not a regular file"
-    assert discover(collection) == ()
+    assert find_files(collection).paths == ()
 
 
 def test_parse_git_log_ignores_a_garbled_date() -> None:
@@ -321,7 +320,6 @@ def test_find_files_reports_a_folder_it_cannot_list(tmp_path: Path) -> None:
     assert skipped.path.startswith(unlisted.relative_to(tmp_path).as_posix() + "/")
     assert skipped.path.endswith("/")  # a folder, not a file
     assert skipped.reason == "cannot list folder: File name too long"
-    assert discover(collection) == found.paths
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 folder anyway")

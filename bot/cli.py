@@ -12,7 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from bot.feedback import feedback_command
+from bot.render import post_kwargs, render_answer
+from bot.runtime import make_generator, make_pipeline, pipeline_loader, store_path
 from bot.settings import Settings
+from bot.store import SQLiteAnswerStore
 from grounding.answer import Answer, AnswerStatus
 from retrieval.chunks import Hit
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
@@ -221,8 +225,6 @@ def _nothing_found(scope: Scope) -> str:
 
 
 def _ask(args: argparse.Namespace, out: TextIO) -> int:
-    from bot.render import post_kwargs, render_answer
-    from bot.runtime import make_generator, make_pipeline
 
     question = check_question(args.question)
     config = _config(args)
@@ -267,10 +269,9 @@ def _print_answer(answer: Answer, out: TextIO) -> None:
 
 
 def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    # Only serve needs slack_bolt, the slowest import: index, search and ask start without it.
     from bot.live import Reload
-    from bot.runtime import pipeline_loader, store_path
     from bot.serve import run_serve
-    from bot.store import SQLiteAnswerStore
 
     config_path = args.config or default_config_path()
     config = load_config(config_path)
@@ -288,9 +289,6 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _feedback(args: argparse.Namespace, out: TextIO) -> int:
-    from bot.feedback import feedback_command
-    from bot.runtime import store_path
-    from bot.store import SQLiteAnswerStore
 
     config = _config(args)
     path = store_path(config)

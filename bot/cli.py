@@ -14,7 +14,7 @@ from typing import Any, Literal, TextIO
 
 from bot.feedback import feedback_command
 from bot.render import post_kwargs, render_answer
-from bot.runtime import make_generator, make_pipeline, pipeline_loader, store_path
+from bot.runtime import pipeline_loader, store_path
 from bot.settings import Settings
 from bot.store import SQLiteAnswerStore
 from grounding.answer import Answer, AnswerStatus
@@ -230,7 +230,7 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     config = _config(args)
     scope = _scope(args, config)
     settings = Settings.from_env(os.environ)
-    pipeline = make_pipeline(config, Index.load(config), make_generator(config.answer, settings))
+    pipeline = pipeline_loader(settings)(config)
     answer = asyncio.run(pipeline.answer(question, scope))
     if args.json:
         json.dump(answer.to_dict(), out, ensure_ascii=False, indent=2)

@@ -42,6 +42,13 @@ from retrieval.collections import (
     selection_key,
 )
 from retrieval.config import Config
+from retrieval.durable import (
+    changed_message,
+    folder_files,
+    fsync,
+    verify_folder,
+    write_atomically,
+)
 from retrieval.engines import (
     SCORING_VERSION,
     Engine,
@@ -302,15 +309,15 @@ def _build_engine_dir(
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir()
     build_engine(kind, corpus, temporary)
-    files = _folder_files(temporary)
+    files = folder_files(temporary)
     for name in files:
-        _fsync(temporary / name)
-    _fsync(temporary)
+        fsync(temporary / name)
+    fsync(temporary)
     damaged = target.with_name(f"{target.name}.damaged-{os.getpid()}")
     if target.exists():
         os.rename(target, damaged)
     os.rename(temporary, target)
-    _fsync(target.parent)
+    fsync(target.parent)
     shutil.rmtree(damaged, ignore_errors=True)
     return files
 
@@ -326,85 +333,21 @@ def _reusable(
             str(name): [int(size), str(digest)]
             for name, (size, digest) in previous["files"].items()
         }
-        _verify_folder(target, files)
+        verify_folder(target, files)
     except (IndexNotBuiltError, KeyError, TypeError, ValueError, AttributeError):
         return None  # damaged, changed or never recorded: rebuilt
     return files
 
 
-# Lock files tantivy keeps in its folder: empty, and not part of the engine's content.
-_UNRECORDED_SUFFIX = ".lock"
-
-
-def _folder_files(folder: Path) -> dict[str, list[int | str]]:
-    """name -> [size, sha256] of each file in an engine folder, as the manifest records it."""
-    return {
-        path.name: [path.stat().st_size, _sha256(path)]
-        for path in sorted(folder.iterdir())
-        if path.is_file() and not path.name.endswith(_UNRECORDED_SUFFIX)
-    }
-
-
-def _verify_folder(folder: Path, files: Mapping[str, Sequence[int | str]]) -> None:
-    """IndexNotBuiltError unless every recorded file is there with its size and sha256."""
-    if not files:
-        raise IndexNotBuiltError(f"{folder}: the manifest records no files for this engine")
-    for name, (size, digest) in files.items():
-        _verify_file(folder / name, int(size), str(digest))
-
-
-def _verify_file(path: Path, size: int, digest: str) -> None:
-    try:
-        found = path.stat().st_size
-        if found == size and _sha256(path) == digest:
-            return
-    except OSError as exc:
-        raise IndexNotBuiltError(f"{path} is unreadable ({exc.strerror or exc})") from exc
-    raise IndexNotBuiltError(_changed(path, found, size))
-
-
-def _changed(path: Path, found: int, size: int) -> str:
-    if found != size:
-        return f"{path} is {found} bytes, not the {size} docbot index wrote"
-    return f"{path} has changed since docbot index wrote it"
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def _fsync(path: Path) -> None:
-    """Flush a file's or a folder's entries to disk (a folder: so a rename in it survives)."""
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 def _write_snapshot(path: Path, snapshot: CollectionSnapshot) -> tuple[int, str]:
     """Store the snapshot durably (replacing whatever is there); return its size and sha256."""
     data = pickle.dumps(snapshot, protocol=pickle.HIGHEST_PROTOCOL)
-    digest = hashlib.sha256(data).hexdigest()
-    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    with temporary.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    _fsync(path.parent)
-    return len(data), digest
+    write_atomically(path, data)
+    return len(data), hashlib.sha256(data).hexdigest()
 
 
 def _replace_json(path: Path, value: Mapping[str, Any]) -> None:
-    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    with temporary.open("w", encoding="utf-8") as handle:
-        json.dump(value, handle, indent=1)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    _fsync(path.parent)
+    write_atomically(path, json.dumps(value, indent=1).encode("utf-8"))
 
 
 def _collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
@@ -450,8 +393,8 @@ def _read_snapshot(root: Path, entry: Mapping[str, Any]) -> CollectionSnapshot:
         ) from exc
     if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
         raise IndexNotBuiltError(
-            f"the collection snapshot is damaged ({_changed(path, len(data), entry['bytes'])}): "
-            f"{run_index('again')}"
+            f"the collection snapshot is damaged "
+            f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
         )
     try:
         snapshot = pickle.loads(data)
@@ -625,7 +568,7 @@ def _open_engines(
         if all(name in snapshots for name in names):
             folder = root / "engines" / entry["key"]
             try:
-                _verify_folder(folder, entry["files"])
+                verify_folder(folder, entry["files"])
                 engines[names] = open_engine(folder)
             except IndexNotBuiltError as exc:
                 raise IndexNotBuiltError(

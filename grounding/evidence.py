@@ -94,7 +94,6 @@ class _Packing:
     items: list[EvidenceItem] = field(default_factory=list)
     omitted: list[Omission] = field(default_factory=list)
     tokens: int = 0
-    full: bool = False  # the budget stopped the packing
     neighbours: int = 0
     by_id: dict[str, str] = field(default_factory=dict)  # chunk id -> label
     by_digest: dict[str, int] = field(default_factory=dict)  # digest -> item index
@@ -140,8 +139,9 @@ def pack(
 
     Order of the rules: a chunk id already packed is a `duplicate`; a score under the minimum is
     `below_min_score`; a text already packed (same digest) is `same_text_as` its representative;
-    a (collection, path) at its limit is `per_source_limit`; the first hit that does not fit the
-    token budget stops the packing and it and every later candidate is `budget`.
+    a (collection, path) at its limit is `per_source_limit`; a hit that does not fit what is left
+    of the token budget is `budget`, and packing goes on with the later hits, so one oversized
+    hit ranked first cannot crowd out every smaller one after it.
     Neighbours (policy.neighbours, when `adjacent` is given) fill in the start of a procedure or
     the body under a bare heading; they do not count towards the per-source limit.
     """
@@ -176,17 +176,14 @@ def _rejection(state: _Packing, hit: Hit) -> tuple[str, str] | None:
     source = (chunk.collection, chunk.path)
     if state.per_source.get(source, 0) >= state.policy.per_source_limit:
         return "per_source_limit", f"{chunk.collection}/{chunk.path}"
-    if state.full:
-        return "budget", "the evidence budget was already spent"
     return None
 
 
 def _take(state: _Packing, hit: Hit, adjacent: Adjacent | None) -> None:
-    """Pack `hit`, with the neighbour it needs when that also fits; or stop at the budget."""
+    """Pack `hit`, with the neighbour it needs when that also fits; or ledger it as `budget`."""
     chunk = hit.chunk
     tokens = state.cost(chunk)
     if not state.fits(tokens):
-        state.full = True
         left = state.policy.evidence_tokens - state.tokens
         state.omit(chunk.chunk_id, "budget", f"needs {tokens} tokens, {left} left")
         return

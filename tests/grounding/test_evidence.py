@@ -114,14 +114,27 @@ def test_pack_counts_each_block_exactly_as_the_prompt_renders_it() -> None:
     assert all(block in text for block in blocks)
 
 
-def test_pack_stops_at_the_budget_even_if_a_later_hit_would_fit() -> None:
+def test_pack_skips_a_hit_over_the_budget_and_packs_later_ones_that_fit() -> None:
     big = make_chunk(" ".join(["long"] * 200), path="big.md")
     small = make_chunk("short text", path="small.md")
     first = make_chunk("first hit", path="first.md")
     budget = WordCounter().count(evidence_block("E1", first, "")) + 40
     packet = _pack(hits_of(first, big, small), PackPolicy(evidence_tokens=budget, neighbours=False))
-    assert [i.chunk for i in packet.items] == [first]
-    assert _reasons(packet) == {big.chunk_id: "budget", small.chunk_id: "budget"}
+    assert [(i.label, i.chunk) for i in packet.items] == [("E1", first), ("E2", small)]
+    assert _reasons(packet) == {big.chunk_id: "budget"}
+    assert packet.omitted[0].detail.startswith("needs ")
+    assert packet.tokens <= budget
+
+
+def test_pack_an_oversized_first_hit_does_not_hide_the_small_ones_after_it() -> None:
+    # A chunk bigger than the whole budget ranked first used to stop the packing: every later
+    # hit was ledgered `budget` and the answer came out not_found.
+    huge = make_chunk(" ".join(["row"] * 500), path="table.md")
+    answer = make_chunk("The retry limit is 5.", path="limits.md")
+    policy = PackPolicy(evidence_tokens=100, neighbours=False)
+    packet = _pack(hits_of(huge, answer), policy)
+    assert [i.chunk for i in packet.items] == [answer]
+    assert [(o.chunk_id, o.reason) for o in packet.omitted] == [(huge.chunk_id, "budget")]
 
 
 def test_pack_ledgers_every_candidate_not_packed() -> None:

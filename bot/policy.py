@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.webapi import SLACK_CALL_ERRORS
 from retrieval.config import Config
-from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from retrieval.scopes import ConversationKind, Scope, narrow_scope, resolve_scope
 
 log = logging.getLogger("docbot.policy")
 
@@ -99,24 +99,28 @@ class ChannelPolicy:
         *,
         ext_shared: bool = False,
     ) -> Scope:
-        """`ext_shared` (the event's flag) can only narrow access; `channel_type` (the event's
-        hint) is used only when the lookup fails."""
+        """The event's own flags can only narrow access, never widen it: `ext_shared` makes the
+        conversation external, and `channel_type` counts only when the lookup fails, and then
+        only to take away what the config denies DMs (an event is not proof of what a
+        conversation is, so an unverified "im" never reads a private collection)."""
         if team_id not in self._config.teams:
             return resolve_scope(self._config, team_id, channel_id, ConversationKind.UNKNOWN)
         if ext_shared:
             return resolve_scope(self._config, team_id, channel_id, ConversationKind.EXTERNAL)
-        kind, failure = await self._kind(team_id, channel_id, channel_type)
+        kind, failure = await self._kind(team_id, channel_id)
         scope = resolve_scope(self._config, team_id, channel_id, kind)
         if failure is not None:
+            if channel_type == "im":
+                scope = narrow_scope(
+                    scope, resolve_scope(self._config, team_id, channel_id, ConversationKind.DM)
+                )
             # Logged after resolving, so it says what the channel really gets.
             log.warning(
                 "channel %s could not be verified (%s); %s", channel_id, failure, _outcome(scope)
             )
         return scope
 
-    async def _kind(
-        self, team_id: str, channel_id: str, channel_type: str | None
-    ) -> tuple[ConversationKind, str | None]:
+    async def _kind(self, team_id: str, channel_id: str) -> tuple[ConversationKind, str | None]:
         """The channel's kind, and why it could not be looked up (None when it could)."""
         key = (team_id, channel_id)
         cached = self._cache.get(key)
@@ -127,8 +131,7 @@ class ChannelPolicy:
             info = await self._lookup(channel_id)
         except ChannelLookupError as exc:
             # Not cached: the next question retries, and until then we fail closed.
-            hinted = ConversationKind.DM if channel_type == "im" else ConversationKind.UNKNOWN
-            return hinted, str(exc)
+            return ConversationKind.UNKNOWN, str(exc)
         kind = conversation_kind(info)
         self._cache[key] = _Cached(kind, now + self._ttl)
         return kind, None
@@ -136,11 +139,10 @@ class ChannelPolicy:
 
 def _outcome(scope: Scope) -> str:
     names = ", ".join(scope.collections)
-    if scope.kind is ConversationKind.DM:
-        return f"treating it as the DM its event says it is ({names or 'no collection'})"
     if scope.collections:
         return f"searching public collections only ({names})"
     return (
         "answering from no collection (the config grants it private ones, or has no public "
-        "collection, and an unverified channel may read neither)"
+        "collection, or gives DMs none and its event says it is a DM, and an unverified "
+        "conversation may read neither)"
     )

@@ -44,6 +44,14 @@ def resolve_scope(config: Config, team_id: str, channel_id: str, kind: Conversat
     return Scope(team_id, channel_id, kind, _collections(config, team_id, channel_id, kind))
 
 
+def narrow_scope(scope: Scope, limit: Scope) -> Scope:
+    """`scope` keeping only the collections `limit` also grants: a hint that cannot be verified
+    may take access away, never add it, so the kind (and what the reply says) stays `scope`'s."""
+    allowed = set(limit.collections)
+    kept = tuple(name for name in scope.collections if name in allowed)
+    return Scope(scope.team_id, scope.channel_id, scope.kind, kept)
+
+
 def _collections(
     config: Config, team_id: str, channel_id: str, kind: ConversationKind
 ) -> tuple[str, ...]:

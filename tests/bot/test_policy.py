@@ -121,14 +121,47 @@ def test_policy_lookup_failure_fails_closed_and_is_retried(config: Config) -> No
     assert lookup.calls == ["C0GENERAL", "C0PAYMENTS", "C0GENERAL"]
 
 
-def test_policy_dm_hint_applies_only_when_the_lookup_fails(config: Config) -> None:
-    none_for_dms = config.model_copy(
-        update={"conversations": config.conversations.model_copy(update={"dm": "none"})}
-    )
+def _listing_dm(config: Config, dm: str = "public") -> Config:
+    """The test config with the payments collection also listing the DM D0DIRECT."""
+    collections = [
+        c.model_copy(update={"channels": (*c.channels, "D0DIRECT")}) if c.access == "private"
+        else c
+        for c in config.collections
+    ]  # fmt: skip
+    conversations = config.conversations.model_copy(update={"dm": dm})
+    return config.model_copy(update={"collections": collections, "conversations": conversations})
+
+
+@pytest.mark.parametrize("dm", ["public", "none"])
+@pytest.mark.parametrize("channel", ["C0PAYMENTS", "D0DIRECT"])
+def test_policy_im_hint_never_unlocks_private_collections_of_an_unverified_channel(
+    config: Config, channel: str, dm: str
+) -> None:
+    """A listed channel or a listed DM whose lookup fails gets nothing, whatever the event's
+    `channel_type` says, and its scope stays UNKNOWN so the reply says it could not verify."""
+    policy = ChannelPolicy(_listing_dm(config, dm), CountingLookup({}))
+    for channel_type in ("im", "channel", None):
+        scope = asyncio.run(policy.scope_for("T0DOCBOT", channel, channel_type))
+        assert (scope.kind, scope.collections) == (ConversationKind.UNKNOWN, ()), channel_type
+
+
+def test_policy_im_hint_only_narrows_an_unverified_conversation(config: Config) -> None:
+    """Unlisted and unverifiable: public collections, or none when the event says it is a DM
+    and the config gives DMs nothing."""
+    for dm, hinted in (("public", PUBLIC), ("none", ())):
+        policy = ChannelPolicy(_listing_dm(config, dm), CountingLookup({}))
+        scope = asyncio.run(policy.scope_for("T0DOCBOT", "D0OTHER", "im"))
+        assert (scope.kind, scope.collections) == (ConversationKind.UNKNOWN, hinted), dm
+        scope = asyncio.run(policy.scope_for("T0DOCBOT", "C0GENERAL", None))
+        assert (scope.kind, scope.collections) == (ConversationKind.UNKNOWN, PUBLIC), dm
+
+
+def test_policy_verified_dm_reads_what_the_config_grants_it(config: Config) -> None:
+    lookup = CountingLookup({"D0DIRECT": {"is_im": True}})
     scope = asyncio.run(
-        ChannelPolicy(none_for_dms, CountingLookup({})).scope_for("T0DOCBOT", "D0DIRECT", "im")
+        ChannelPolicy(_listing_dm(config), lookup).scope_for("T0DOCBOT", "D0DIRECT", "im")
     )
-    assert (scope.kind, scope.collections) == (ConversationKind.DM, ())
+    assert (scope.kind, scope.collections) == (ConversationKind.DM, BOTH)
 
 
 def test_policy_event_ext_shared_flag_overrides_the_lookup(config: Config) -> None:

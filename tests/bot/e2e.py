@@ -1,0 +1,123 @@
+"""Shared pieces of the end-to-end tests (tests/bot/test_e2e_*.py): run a scenario against the
+real Bolt app and the fake Slack, ask docbot, read replies, and wait on recorded state.
+
+The answerer is the real pipeline (index over tests/bot/corpus + the extractive generator);
+the work happens after the ack, so tests poll the fake's records with a short bounded wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from bot.app import Answerer
+from bot.store import AnswerStore
+from grounding.answer import Answer
+from retrieval.config import Config
+from retrieval.scopes import Scope
+from tests.bot.conftest import TEAM
+from tests.bot.fake_slack import Call, FakeSlack
+from tests.bot.harness import (
+    GENERAL,
+    RunningApp,
+    fake_slack,
+    mention,
+    running_app,
+    with_channels,
+)
+
+# Long enough for a duplicate delivery to have been (not) answered.
+SETTLE_SECONDS = 0.4
+
+
+Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]
+
+
+def run(config: Config, answerer: Answerer, store: AnswerStore, scenario: Scenario) -> None:
+    async def main() -> None:
+        async with (
+            fake_slack() as slack,
+            running_app(with_channels(slack), config, answerer, store) as app,
+        ):
+            await scenario(slack, app)
+
+    asyncio.run(main())
+
+
+def reply_text(call: Call) -> str:
+    return f"{call.params.get('text', '')}\n{json.dumps(call.params.get('blocks', []))}"
+
+
+def ask(
+    slack: FakeSlack, text: str, channel: str, ts: str, *, thread_ts: str | None = None,
+    team: str = TEAM, ext_shared: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """A mention of docbot asking `text`, with an event id derived from `ts`."""
+    event_id = f"Ev{ts.replace('.', '')}"
+    return mention(text, channel=channel, ts=ts, event_id=event_id, bot_user_id=slack.bot_user_id,
+                   thread_ts=thread_ts, team=team, ext_shared=ext_shared)  # fmt: skip
+
+
+class RecordingAnswerer:
+    """Passes through to the real pipeline and records (question, context) of every call."""
+
+    def __init__(self, inner: Answerer) -> None:
+        self.inner = inner
+        self.calls: list[tuple[str, tuple[str, ...]]] = []
+
+    async def answer(
+        self, question: str, scope: Scope, *, context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:  # fmt: skip
+        self.calls.append((question, tuple(context)))
+        return await self.inner.answer(question, scope, context=context, user_id=user_id)
+
+
+class SlowAnswerer:
+    """The real pipeline, after `seconds` of thinking; `started` is set when a question comes."""
+
+    def __init__(self, inner: Answerer, seconds: float) -> None:
+        self.inner = inner
+        self.seconds = seconds
+        self.started = asyncio.Event()
+
+    async def answer(
+        self, question: str, scope: Scope, *, context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:  # fmt: skip
+        self.started.set()
+        await asyncio.sleep(self.seconds)
+        return await self.inner.answer(question, scope, context=context, user_id=user_id)
+
+
+class ExplodingAnswerer:
+    async def answer(
+        self, question: str, scope: Scope, *, context: Sequence[str] = (),
+        user_id: str | None = None,
+    ) -> Answer:  # fmt: skip
+        raise RuntimeError("the index file vanished")
+
+
+async def stored_reply(slack: FakeSlack, store: AnswerStore) -> str:
+    """The ts of docbot's first reply, once its answer is stored: the answer is saved just after
+    the post returns, and a reaction sent before that would find no answer (no person is that
+    quick, a test is)."""
+    reply_ts = posted_ts((await slack.wait_for("chat.postMessage"))[0])
+    await until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
+    return reply_ts
+
+
+def posted_ts(post: Call) -> str:
+    ts = post.response.get("ts")
+    assert isinstance(ts, str), post.response
+    return ts
+
+
+async def until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)

@@ -148,6 +148,8 @@ def test_app_openai_auth_failure_reply_carries_no_key_or_admin_advice(
             ):
                 await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "24.000100"))
                 (post,) = await slack.wait_for("chat.postMessage", timeout=10)
+                # The answer is stored just after the post returns.
+                await until(lambda: store.find_answer(TEAM, GENERAL, posted_ts(post)) is not None)
                 sent = slack.all_text()
         for leak in ("sk-", "AbCdEf", "wxyz", "OPENAI_API_KEY", "401"):
             assert leak not in sent and leak not in reply_text(post), leak

@@ -19,6 +19,7 @@ from tests.bot.e2e import (
     posted_ts,
     reply_text,
     run,
+    until,
 )
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import (
@@ -147,6 +148,8 @@ def test_app_question_that_mentions_other_people_is_still_answered(
         await app.send(ask(slack, question, GENERAL, "40.000100"))
         (post,) = await slack.wait_for("chat.postMessage")
         assert "deploy/rollback.md" in reply_text(post)
+        # The answer is stored just after the post returns.
+        await until(lambda: store.find_answer(TEAM, GENERAL, posted_ts(post)) is not None)
         record = store.find_answer(TEAM, GENERAL, posted_ts(post))
         assert record is not None
         assert record.question == "asked: how do I roll back a deploy? cc"

@@ -1,0 +1,158 @@
+"""Offline static embeddings: the one owner of turning text into dense vectors.
+
+The model is wordllama's 256-dimension `l2_supercat` table, shipped inside the wordllama wheel
+(weights and tokenizer): a text's vector is the L2-normalised sum of its tokens' rows. Nothing
+is downloaded, ever: `load_embedder` points wordllama at its own package folder and disables
+downloads, and fails with a DocbotError if the files are not there.
+
+Nothing is padded: wordllama's own `embed` pads every batch to its longest member (one
+4,925-token chunk in a batch of 64 took 323 MB). Here each text is tokenized on its own length
+and its rows are gathered and summed at most `piece_tokens` at a time, so memory is bounded
+whatever the texts' lengths (a few MB), and each text's vector depends on that text alone,
+never on what else was in its batch. (Gathering per text is also ~15x faster than one
+`np.add.reduceat` over a batch: the rows of one text stay in cache.)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval.errors import DocbotError
+
+Vectors = npt.NDArray[np.float32]
+
+_CONFIG = "l2_supercat"
+_DIM = 256
+# Bump when the pooling below changes what vector a text gets: the index then re-embeds.
+_POOLING_VERSION = "1"
+# Rows gathered at once for one text: piece x dim x 4 bytes (4 MB here).
+PIECE_TOKENS = 4_096
+# Texts tokenized at once: bounds the tokenizer's per-token bookkeeping.
+_TOKENIZE_TEXTS = 512
+
+
+class Embedder(Protocol):
+    """Text to vectors: float32 rows, L2-normalised, shape (len(texts), dim), deterministic.
+
+    `name` identifies the model and pooling; the index records it, so vectors made by another
+    model are never mixed with this one's.
+    """
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+class Tokenizer(Protocol):
+    """What StaticEmbedder needs of a `tokenizers.Tokenizer` (with padding off)."""
+
+    def encode_batch_fast(self, input: list[str], add_special_tokens: bool = ...) -> list[Any]: ...
+
+
+class StaticEmbedder:
+    """Sum-pooled rows of a token embedding table, L2-normalised.
+
+    A text with no tokens (the empty one) gets the zero vector: similar to nothing.
+    Safe to share by threads: embedding reads the table and writes no shared state.
+    """
+
+    def __init__(
+        self,
+        table: npt.NDArray[np.float32],
+        tokenizer: Tokenizer,
+        name: str,
+        piece_tokens: int = PIECE_TOKENS,
+    ) -> None:
+        if table.ndim != 2 or table.shape[0] == 0:
+            raise ValueError(f"an embedding table must be 2-D and non-empty, not {table.shape}")
+        if piece_tokens < 1:
+            raise ValueError(f"piece_tokens must be at least 1, not {piece_tokens}")
+        self._table = np.ascontiguousarray(table, dtype=np.float32)
+        self._tokenizer = tokenizer
+        self._name = name
+        self._piece_tokens = piece_tokens
+
+    @property
+    def dim(self) -> int:
+        return int(self._table.shape[1])
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), _TOKENIZE_TEXTS):
+            group = list(texts[start : start + _TOKENIZE_TEXTS])
+            encodings = self._tokenizer.encode_batch_fast(group, add_special_tokens=False)
+            for offset, encoding in enumerate(encodings):
+                out[start + offset] = self._pool(np.asarray(encoding.ids, dtype=np.int64))
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+    def _pool(self, ids: npt.NDArray[np.int64]) -> Vectors:
+        """The sum of the rows of `ids`, gathered at most `piece_tokens` rows at a time."""
+        # Ids past the table (added tokens) clamp to its last row, as wordllama does.
+        np.clip(ids, 0, self._table.shape[0] - 1, out=ids)
+        total = np.zeros(self.dim, dtype=np.float32)
+        for start in range(0, len(ids), self._piece_tokens):
+            total += self._table[ids[start : start + self._piece_tokens]].sum(axis=0)
+        return total
+
+
+def load_embedder() -> StaticEmbedder:
+    """wordllama's 256-dimension model from its own wheel, without network; DocbotError if not."""
+    wordllama = _import_wordllama()
+    folder = Path(wordllama.__file__).parent
+    try:
+        # cache_dir = the package folder: wordllama looks for `<cache_dir>/tokenizers/...`,
+        # where the wheel keeps the tokenizer (its "project root" lookup misses it), and
+        # disable_download turns the Hugging Face fallback into FileNotFoundError.
+        model = wordllama.WordLlama.load(
+            config=_CONFIG, dim=_DIM, cache_dir=folder, disable_download=True
+        )
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise DocbotError(
+            f"cannot load the offline embedding model from {folder} ({exc}): reinstall docbot's "
+            "dependencies (pip install -e .), or set `retrieval: {dense: false}` in docbot.yml "
+            "to search with BM25 alone"
+        ) from exc
+    tokenizer = model.tokenizer
+    tokenizer.no_padding()  # wordllama turns padding on; pooling here never pads
+    version = getattr(wordllama, "__version__", "unknown")
+    name = f"wordllama-{_CONFIG}-{_DIM}@{version}/sum-pool-{_POOLING_VERSION}"
+    return StaticEmbedder(np.asarray(model.embedding, dtype=np.float32), tokenizer, name)
+
+
+def _import_wordllama() -> Any:
+    """Import wordllama without its import-time `logging.basicConfig(level=INFO)` taking hold.
+
+    Imported on first use, and the root logger is put back as it was: docbot's CLI configures
+    logging itself, and a library must not decide what every other logger prints.
+    """
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama
+    except ImportError as exc:
+        raise DocbotError(
+            f"the offline embedding model is not installed ({exc}): pip install -e . installs "
+            "wordllama, or set `retrieval: {dense: false}` in docbot.yml to search with BM25 alone"
+        ) from exc
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+    return wordllama

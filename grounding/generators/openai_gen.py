@@ -1,7 +1,8 @@
 """The OpenAI generator: the one module that talks to a model through the `openai` SDK.
 
 It sends the prompt with GroundedResponse as a strict JSON schema (Responses or Chat Completions
-API), checks the reply in a fixed order, and turns every SDK failure into a GenerationError.
+API), hands the raw reply body to openai_replies (which checks it in a fixed order), and turns
+every SDK failure into a GenerationError.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from functools import cache
 from typing import Any, Literal, cast
 
 import openai
-import pydantic
 from openai.lib._pydantic import to_strict_json_schema
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
-from openai.types.responses import EasyInputMessageParam, Response, ResponseTextConfigParam
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.responses import EasyInputMessageParam, ResponseTextConfigParam
 from openai.types.shared_params import Reasoning, ResponseFormatJSONSchema
 
-from grounding.answer import Usage
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
+from grounding.generators.openai_replies import read_chat_completion, read_response
 from grounding.schema import GroundedResponse
 from grounding.strict_schema import strict_schema_problems
 from retrieval.errors import ConfigError, DocbotError
@@ -114,7 +114,7 @@ class OpenAIGenerator:
             optional["reasoning"] = cast(Reasoning, {"effort": self._effort})
         if request.user_id:
             optional["safety_identifier"] = safety_identifier(request.user_id)
-        response = await self._client.responses.create(
+        raw = await self._client.responses.with_raw_response.create(
             model=self._model,
             instructions=request.prompt.instructions,
             input=cast(Any, messages),
@@ -123,7 +123,7 @@ class OpenAIGenerator:
             max_output_tokens=self._max_output_tokens,
             **optional,
         )
-        return Generation(read_response(response, self._model), _responses_usage(response))
+        return read_response(raw.content, self._model, raw.headers.get("content-type", ""))
 
     async def _generate_chat(self, request: GenerationRequest) -> Generation:
         messages: list[ChatCompletionMessageParam] = [
@@ -145,7 +145,7 @@ class OpenAIGenerator:
             optional["safety_identifier"] = safety_identifier(request.user_id)
         # max_completion_tokens, not max_tokens: OpenAI's reasoning models reject the latter, and
         # local servers that do not know the former simply ignore it.
-        completion = await self._client.chat.completions.create(
+        raw = await self._client.chat.completions.with_raw_response.create(
             model=self._model,
             messages=messages,
             response_format=response_format,
@@ -153,7 +153,7 @@ class OpenAIGenerator:
             max_completion_tokens=self._max_output_tokens,
             **optional,
         )
-        return Generation(read_chat_completion(completion, self._model), _chat_usage(completion))
+        return read_chat_completion(raw.content, self._model, raw.headers.get("content-type", ""))
 
 
 def _user_messages(request: GenerationRequest) -> list[str]:
@@ -170,96 +170,6 @@ def _user_messages(request: GenerationRequest) -> list[str]:
 def safety_identifier(user_id: str) -> str:
     """A stable, non-reversible id for OpenAI's abuse monitoring; the Slack user id stays here."""
     return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:SAFETY_ID_HEX_CHARS]
-
-
-def read_response(response: Response, model: str) -> GroundedResponse:
-    """Refusal, then truncation, then the schema: a cut-off reply is `incomplete`, not `invalid`."""
-    for item in response.output:
-        if item.type != "message":
-            continue
-        for part in item.content:
-            if part.type == "refusal":
-                raise _refused(model)
-    if response.status == "incomplete":
-        details = response.incomplete_details
-        reason = details.reason if details is not None else None
-        raise _incomplete(model, reason or "unknown")
-    if response.status == "failed":
-        error = response.error.message if response.error is not None else "no detail given"
-        raise GenerationError("unavailable", f"{model} failed to respond: {error}")
-    if response.status not in (None, "completed"):
-        raise GenerationError("invalid", f"{model} returned a {response.status} response")
-    return _validate(_final_text(response), model)
-
-
-def _final_text(response: Response) -> str:
-    # Models that narrate emit `commentary` messages before the answer; only the final answer
-    # (or a message without a phase, as older models and SDKs have) carries the JSON, as in the SDK.
-    return "".join(
-        part.text
-        for item in response.output
-        if item.type == "message" and getattr(item, "phase", None) in (None, "final_answer")
-        for part in item.content
-        if part.type == "output_text"
-    )
-
-
-def read_chat_completion(completion: ChatCompletion, model: str) -> GroundedResponse:
-    if not completion.choices:
-        raise GenerationError("invalid", f"{model} returned no choices")
-    choice = completion.choices[0]
-    if choice.message.refusal:
-        raise _refused(model)
-    if choice.finish_reason in ("length", "content_filter"):
-        reason = "max_output_tokens" if choice.finish_reason == "length" else "content_filter"
-        raise _incomplete(model, reason)
-    return _validate(choice.message.content or "", model)
-
-
-def _refused(model: str) -> GenerationError:
-    # The refusal text is model output that may quote the evidence or the question, and this
-    # message is logged: documents never reach the log (canary rule), so only the fact is kept.
-    return GenerationError("refusal", f"{model} refused to answer (its refusal text is not kept)")
-
-
-def _incomplete(model: str, reason: str) -> GenerationError:
-    if reason == "content_filter":
-        return GenerationError("refusal", f"{model}'s reply was stopped by its content filter")
-    return GenerationError(
-        "incomplete",
-        f"{model}'s reply was cut off ({reason}) before the JSON answer was complete; "
-        "ask a narrower question, or raise the generator's max_output_tokens",
-    )
-
-
-def _validate(text: str, model: str) -> GroundedResponse:
-    if not text.strip():
-        raise GenerationError("invalid", f"{model} returned no output text")
-    try:
-        return GroundedResponse.model_validate_json(text)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise GenerationError(
-            "invalid",
-            f"{model}'s reply does not match the GroundedResponse schema at {where}: "
-            f"{first['msg']} ({exc.error_count()} error(s)); the server may not enforce strict "
-            "JSON schemas: with api: chat, use a server and model that support response_format",
-        ) from exc
-
-
-def _responses_usage(response: Response) -> Usage:
-    usage = response.usage
-    if usage is None:
-        return Usage()
-    return Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
-
-
-def _chat_usage(completion: ChatCompletion) -> Usage:
-    usage = completion.usage
-    if usage is None:
-        return Usage()
-    return Usage(input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens)
 
 
 def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationError:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
-from tests.grounding.fake_openai import FakeOpenAI, answer, http_error
+from tests.grounding.fake_openai import FakeOpenAI, answer, fake_in_thread, http_error
 
 CANARY = "The vault phrase for payments is saffron-lighthouse-42."
 CONFIG = """\
@@ -243,18 +241,8 @@ def test_cli_feedback_before_any_answer(indexed: Path, capsys: pytest.CaptureFix
 
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
-    """The fake server on its own loop in a thread: the CLI runs its own asyncio.run."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    fake = FakeOpenAI()
-    asyncio.run_coroutine_threadsafe(fake.__aenter__(), loop).result(10)
-    try:
+    with fake_in_thread() as fake:
         yield fake
-    finally:
-        asyncio.run_coroutine_threadsafe(fake.__aexit__(None, None, None), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 def test_cli_ask_uses_the_model_when_a_key_is_set(

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any, Literal
@@ -23,13 +26,14 @@ CREATED_AT = 1_767_225_600  # a fixed clock keeps bodies reproducible
 class Reply:
     """One scripted behaviour; build it with the functions below."""
 
-    kind: Literal["text", "refusal", "truncated", "error"]
+    kind: Literal["text", "refusal", "truncated", "error", "body"]
     text: str = ""
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
     delay: float = 0.0  # seconds before replying (longer than the client timeout -> timeout)
     code: str | None = None  # the error's `code`, e.g. insufficient_quota
     commentary: str = ""  # Responses only: a `commentary` message before the final answer
+    content_type: str = "application/json"  # `body` only
 
 
 def answer(
@@ -50,6 +54,16 @@ def answer(
 def raw_text(text: str) -> Reply:
     """Arbitrary output text, e.g. malformed JSON from a server that ignores the schema."""
     return Reply("text", text)
+
+
+def raw_body(body: str, *, content_type: str = "application/json", status: int = 200) -> Reply:
+    """This body instead of an API reply: an HTML page, broken JSON, JSON of another shape."""
+    return Reply("body", body, status, content_type=content_type)
+
+
+def json_body(value: object) -> Reply:
+    """Any JSON value as the whole body, e.g. a Response without `output`."""
+    return raw_body(json.dumps(value))
 
 
 def refusal(message: str = "I'm sorry, I can't help with that.") -> Reply:
@@ -151,6 +165,10 @@ class FakeOpenAI:
             await asyncio.sleep(reply.delay)
         if reply.kind == "error":
             return _error_response(reply)
+        if reply.kind == "body":
+            return web.Response(
+                text=reply.text, status=reply.status, content_type=reply.content_type
+            )
         recorded.usage = _usage(body, reply)
         build = _response_body if endpoint == "responses" else _chat_body
         return web.json_response(build(body, reply, len(self.requests), recorded.usage))
@@ -163,6 +181,23 @@ class FakeOpenAI:
             # Loud on purpose: a test that sends more requests than it scripted is wrong.
             return http_error(400, f"fake: no scripted reply left for /{endpoint}")
         return fallback
+
+
+@contextmanager
+def fake_in_thread() -> Iterator[FakeOpenAI]:
+    """The fake on its own loop in a thread, for code that runs its own asyncio.run (the CLI)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    fake = FakeOpenAI()
+    asyncio.run_coroutine_threadsafe(fake.__aenter__(), loop).result(10)
+    try:
+        yield fake
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.__aexit__(None, None, None), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
 
 
 def _usage(body: dict[str, Any], reply: Reply) -> tuple[int, int]:

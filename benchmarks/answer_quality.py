@@ -28,8 +28,9 @@ from grounding.evidence import EvidencePacket, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest, Prompt
 from grounding.generators.extractive import DEFAULT_THRESHOLD, ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
-from retrieval.config import Config, load_config, url_resolver
+from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
+from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from retrieval.tokens import TiktokenCounter
 

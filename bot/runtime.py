@@ -13,9 +13,10 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
-from retrieval.config import AnswerConfig, Config, url_resolver
+from retrieval.config import AnswerConfig, Config
 from retrieval.errors import ConfigError
 from retrieval.index import Index
+from retrieval.links import url_resolver
 from retrieval.tokens import TiktokenCounter
 
 STORE_FILE = "answers.sqlite3"

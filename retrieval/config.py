@@ -5,20 +5,18 @@ Errors name the file, the key and the fix; paths are resolved relative to the fi
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args
-from urllib.parse import quote
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import ErrorDetails, PydanticUndefined
 
-from retrieval.chunks import Chunk
+from retrieval.config_errors import describe
 from retrieval.errors import ConfigError
+from retrieval.links import check_url_template
 
 DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
@@ -62,17 +60,7 @@ class CollectionConfig(_Model):
     @field_validator("url")
     @classmethod
     def _url_template(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if not value.startswith(("https://", "http://")):
-            raise ValueError(f"url {value!r} must start with https:// (or http://)")
-        try:
-            value.format(path="p", start=1, end=2)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(
-                f"url {value!r} may only use the placeholders {{path}}, {{start}} and {{end}}"
-            ) from exc
-        return value
+        return None if value is None else check_url_template(value)
 
     @model_validator(mode="after")
     def _private_needs_channels(self) -> CollectionConfig:
@@ -120,6 +108,80 @@ class SearchConfig(_Model):
 class FeedbackConfig(_Model):
     wrong: tuple[str, ...] = ("x", "-1", "thumbsdown")
     helpful: tuple[str, ...] = ("white_check_mark", "+1", "thumbsup")
+
+    @field_validator("wrong", "helpful", mode="before")
+    @classmethod
+    def _quoted_numbers(cls, value: Any) -> Any:
+        # YAML reads `+1` and `-1` unquoted as numbers, which pydantic would only call "not text".
+        for item in value if isinstance(value, list | tuple) else ():
+            if isinstance(item, int | float) and not isinstance(item, bool):
+                written = f"{item:+}" if abs(item) == 1 else str(item)
+                raise ValueError(
+                    f"{item!r} was read as a number, not an emoji name: quote it, e.g. "
+                    f'"{written}" for :{written}:'
+                )
+        return value
+
+    @field_validator("wrong", "helpful")
+    @classmethod
+    def _emoji_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError(
+                "empty: no reaction could ever count; list at least one emoji name, or drop "
+                "the key to use the default"
+            )
+        for name in value:
+            problem = emoji_name_problem(name)
+            if problem:
+                raise ValueError(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _sets_disjoint(self) -> FeedbackConfig:
+        both = sorted(set(self.wrong) & set(self.helpful))
+        if both:
+            names = ", ".join(both)
+            raise ValueError(
+                f"{names} is listed in both `wrong` and `helpful`, so a reaction would count "
+                "as both: keep each emoji in one of the two lists"
+            )
+        return self
+
+
+def emoji_name_problem(name: str) -> str | None:
+    """Why `name` can never match a Slack reaction's name, or None when it can.
+
+    Reactions arrive as bare lowercase names (`x`, `+1`, `white_check_mark`; skin tones are
+    stripped); Slack's names are lowercase letters, digits, `_`, `-`, `+` and `'`, and custom
+    emoji may use non-Latin letters."""
+    bare = name.strip(":")
+    if ":" in name:
+        hint = f": write `{bare}`" if bare and ":" not in bare else ""
+        return (
+            f"{name!r} has colons; emoji names are written without them{hint} (skin tones "
+            "count as the plain emoji)"
+        )
+    if not name.strip():
+        return "an emoji name is empty: remove the entry or write a name such as `x`"
+    bad = sorted({c for c in name if not _emoji_char(c)})
+    if bad:
+        lower = (
+            f": write `{name.lower()}`"
+            if name.lower() != name and all(_emoji_char(c) for c in name.lower())
+            else ""
+        )
+        shown = " ".join(repr(c) for c in bad)
+        return (
+            f"{name!r} is not a Slack emoji name (it has {shown}); names are lowercase "
+            f"letters, digits, `_`, `-`, `+` and `'`{lower}"
+        )
+    return None
+
+
+def _emoji_char(char: str) -> bool:
+    if char.isascii():
+        return char.islower() or char.isdigit() or char in "_-+'"
+    return char.isalnum()
 
 
 class Config(_Model):
@@ -186,7 +248,7 @@ def load_config(path: Path) -> Config:
     try:
         config = Config.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(_describe(path, raw, exc)) from None
+        raise ConfigError(describe(path, raw, exc, Config)) from None
     return _resolve_paths(path, config)
 
 
@@ -210,173 +272,3 @@ def _resolve_paths(path: Path, config: Config) -> Config:
     return config.model_copy(
         update={"state_dir": (base / config.state_dir).resolve(), "collections": tuple(collections)}
     )
-
-
-# What a required key is for, and an example, keyed by its shape ("collections[].path").
-_REQUIRED = {
-    "teams": ("list the Slack workspace IDs docbot serves", "teams: [T0123ABC]"),
-    "collections": (
-        "list the folders of documents docbot answers from",
-        "collections: [{name: handbook, path: docs}]",
-    ),
-    "collections[].name": ("name the collection", "name: handbook"),
-    "collections[].path": (
-        "give the folder that holds the collection's documents, relative to this file",
-        "path: docs",
-    ),
-}
-_PATTERNS = {
-    "collections[].name": "a letter or digit followed by letters, digits, '_', '.' or '-'",
-}
-_TYPES = {
-    "tuple_type": "must be a list",
-    "list_type": "must be a list",
-    "string_type": "must be text",
-    "int_parsing": "must be a whole number",
-    "int_type": "must be a whole number",
-    "int_from_float": "must be a whole number",
-    "float_parsing": "must be a number",
-    "float_type": "must be a number",
-    "bool_parsing": "must be true or false",
-    "bool_type": "must be true or false",
-    "model_type": "must be a mapping of keys to values",
-    "dict_type": "must be a mapping of keys to values",
-    "path_type": "must be a path",
-}
-_BOUNDS = {
-    "greater_than": ("gt", "must be more than"),
-    "greater_than_equal": ("ge", "must be at least"),
-    "less_than": ("lt", "must be less than"),
-    "less_than_equal": ("le", "must be at most"),
-}
-
-
-def _describe(path: Path, raw: dict[str, Any], exc: ValidationError) -> str:
-    lines = [f"{path}: invalid configuration:"]
-    errors = exc.errors()
-    for error in errors:
-        if _is_echo_of_an_entry(error, errors):
-            continue
-        lines.append(f"  {_key_path(error['loc'], raw)}: {_message(error)}")
-    return "\n".join(lines)
-
-
-def _is_echo_of_an_entry(error: ErrorDetails, errors: list[ErrorDetails]) -> bool:
-    """A list's "too short" that only counts the entries which failed on their own."""
-    loc = error["loc"]
-    return error["type"] == "too_short" and any(
-        len(other["loc"]) > len(loc) and other["loc"][: len(loc)] == loc for other in errors
-    )
-
-
-def _message(error: ErrorDetails) -> str:
-    """What the key must hold, in the config file's terms, with the value found and an example."""
-    kind, loc, ctx = error["type"], error["loc"], error.get("ctx", {})
-    shape = _shape(loc)
-    purpose, example = _REQUIRED.get(shape) or _REQUIRED.get(shape.removesuffix("[]"), ("", ""))
-    example = example or _default_example(loc)
-    got = f" (got {_clip(repr(error['input']))})"
-    if kind == "extra_forbidden":
-        return "unknown key: remove it or check its spelling (see docs/configuration.md)"
-    if kind in ("missing", "too_short"):
-        word = "missing" if kind == "missing" else "empty"
-        return f"{word}: {purpose}, e.g. {example}" if purpose else f"{word}{_eg(example)}"
-    if kind == "literal_error":
-        choices = ", ".join(re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
-        return f"must be one of {choices}{got}"
-    if kind == "string_pattern_mismatch":
-        rule = _PATTERNS.get(shape, f"text matching {ctx.get('pattern')}")
-        return f"must be {rule}{got}{_eg(example)}"
-    if kind in _BOUNDS:
-        bound, words = _BOUNDS[kind]
-        return f"{words} {_number(ctx.get(bound))}{got}{_eg(example)}"
-    if kind in _TYPES:
-        return f"{_TYPES[kind]}{got}{_eg(example)}"
-    return str(error["msg"]).removeprefix("Value error, ")
-
-
-def _shape(loc: tuple[int | str, ...]) -> str:
-    """`('collections', 0, 'path')` -> `collections[].path`."""
-    return "".join("[]" if isinstance(item, int) else f".{item}" for item in loc).removeprefix(".")
-
-
-def _default_example(loc: tuple[int | str, ...]) -> str:
-    """`evidence_tokens: 3000`, from the model's default for the key at `loc`."""
-    model: Any = Config
-    field = None
-    for item in loc:
-        if isinstance(item, int):
-            continue  # an entry of a list: the list's own model
-        if model is None or item not in model.model_fields:
-            return ""
-        field = model.model_fields[item]
-        model = _model_in(field.annotation)
-    if field is None or field.default in (None, PydanticUndefined) or model is not None:
-        return ""
-    default = field.default
-    value = list(map(str, default)) if isinstance(default, tuple) else default
-    return f"{loc[-1]}: {json.dumps(str(value) if isinstance(value, Path) else value)}"
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    """The model a field holds, directly or as the entries of a tuple."""
-    for candidate in (annotation, *get_args(annotation)):
-        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
-            return candidate
-    return None
-
-
-def _eg(example: str) -> str:
-    return f", e.g. {example}" if example else ""
-
-
-def _number(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _key_path(loc: tuple[int | str, ...], raw: Any) -> str:
-    """`('collections', 1, 'channels')` -> `collections[1] (payments).channels`."""
-    parts: list[str] = []
-    node = raw
-    for item in loc:
-        if isinstance(item, int) and parts:
-            parts[-1] += f"[{item}]"
-        else:
-            parts.append(str(item))
-        node = node[item] if _has(node, item) else None
-        if isinstance(item, int) and isinstance(node, dict) and "name" in node:
-            parts[-1] += f" ({node['name']})"
-    return ".".join(parts) or "(top level)"
-
-
-def _has(node: Any, item: int | str) -> bool:
-    if isinstance(node, list):
-        return isinstance(item, int) and 0 <= item < len(node)
-    return isinstance(node, dict) and item in node
-
-
-def source_url(collection: CollectionConfig, path: str, start: int, end: int) -> str | None:
-    """The link to a cited passage, from the collection's `url` template.
-
-    Links in answers come only from here, never from document or model text.
-    """
-    if collection.url is None:
-        return None
-    return collection.url.format(path=quote(path), start=start, end=end)
-
-
-def url_resolver(config: Config) -> Callable[[Chunk], str | None]:
-    """`source_url` for a chunk of any of the config's collections; None for one it lacks."""
-    collections = {c.name: c for c in config.collections}
-
-    def url_for(chunk: Chunk) -> str | None:
-        collection = collections.get(chunk.collection)
-        if collection is None:
-            return None
-        return source_url(collection, chunk.path, chunk.start_line, chunk.end_line)
-
-    return url_for

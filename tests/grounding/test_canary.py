@@ -18,8 +18,9 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import GenerationRequest
 from grounding.pipeline import AnswerPipeline
 from grounding.schema import GroundedResponse
-from retrieval.config import Config, load_config, url_resolver
+from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
+from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 from tests.grounding.fakes import RecordingGenerator, response

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.config import load_config, source_url
+from retrieval.config import load_config
 from retrieval.errors import ConfigError
+from retrieval.links import source_url
 
 VALID = """\
 state_dir: state

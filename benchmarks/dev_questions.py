@@ -36,8 +36,9 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
-from retrieval.config import Config, load_config, url_resolver
+from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
+from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 

@@ -18,6 +18,11 @@ from retrieval.config_errors import describe
 from retrieval.errors import ConfigError
 from retrieval.links import check_url_template
 
+# Moved to retrieval/links.py (the url template's owner); still importable from here so code
+# written against the old layout keeps working. New code imports them from retrieval.links.
+from retrieval.links import source_url as source_url
+from retrieval.links import url_resolver as url_resolver
+
 DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
 TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal, cast
@@ -22,6 +21,7 @@ from openai.types.shared_params import Reasoning, ResponseFormatJSONSchema
 
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
 from grounding.generators.openai_replies import read_chat_completion, read_response
+from grounding.generators.redaction import Redactor, clip
 from grounding.schema import GroundedResponse
 from grounding.strict_schema import strict_schema_problems
 from retrieval.errors import ConfigError, DocbotError
@@ -29,11 +29,6 @@ from retrieval.errors import ConfigError, DocbotError
 OPENAI_API_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "grounded_response"
 SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
-# Error messages are logged and stored for admins. A server's error body can echo part of the key
-# ("Incorrect API key provided: sk-proj-ab****wxyz"): even a masked one is cut out, and the
-# body is clipped so a verbose local server cannot flood the log.
-_KEY_LIKE = re.compile(r"\b(?:sk|rk|pk)-[\w*.\-]{3,}|\bBearer\s+\S+", re.IGNORECASE)
-SERVER_MESSAGE_CHARS = 300
 
 
 def make_openai_client(
@@ -84,6 +79,7 @@ class OpenAIGenerator:
         self._api = api
         self._effort = reasoning_effort
         self._max_output_tokens = max_output_tokens
+        self._redact = Redactor((client.api_key,))
 
     @property
     def name(self) -> str:
@@ -94,8 +90,14 @@ class OpenAIGenerator:
             if self._api == "chat":
                 return await self._generate_chat(request)
             return await self._generate_responses(request)
+        except GenerationError as exc:
+            failure = exc
         except openai.OpenAIError as exc:
-            raise translate_openai_error(exc, self._model) from exc
+            failure = translate_openai_error(exc, self._model)
+        # The one way out for every failure. Its message is logged, stored and printed by
+        # `docbot ask`, and a server can quote the key in any form: redacted here, so no path
+        # skips it. Not chained: the SDK's exception holds the unredacted server body.
+        raise GenerationError(failure.kind, self._redact(str(failure))) from None
 
     async def _generate_responses(self, request: GenerationRequest) -> Generation:
         messages: list[EasyInputMessageParam] = [
@@ -181,15 +183,15 @@ def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationErr
     if isinstance(exc, openai.APIConnectionError):
         return GenerationError(
             "unavailable",
-            f"cannot reach the model server for {model}: {redact(str(exc))}; check OPENAI_BASE_URL",
+            f"cannot reach the model server for {model}: {clip(str(exc))}; check OPENAI_BASE_URL",
         )
     if isinstance(exc, openai.APIStatusError):
         return _translate_status(exc, model)
     if isinstance(exc, openai.APIResponseValidationError):
         return GenerationError(
-            "invalid", f"{model}'s server sent a malformed reply: {redact(str(exc))}"
+            "invalid", f"{model}'s server sent a malformed reply: {clip(str(exc))}"
         )
-    return GenerationError("unavailable", f"calling {model} failed: {redact(str(exc))}")
+    return GenerationError("unavailable", f"calling {model} failed: {clip(str(exc))}")
 
 
 def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError:
@@ -224,15 +226,7 @@ def _server_message(exc: openai.APIStatusError) -> str:
     message = exc.message
     if isinstance(body, Mapping) and isinstance(body.get("message"), str) and body["message"]:
         message = body["message"]
-    return redact(message)
-
-
-def redact(text: str) -> str:
-    """`text` without anything shaped like an API key or bearer token, clipped for the log."""
-    text = _KEY_LIKE.sub("[redacted key]", text)
-    if len(text) > SERVER_MESSAGE_CHARS:
-        return text[:SERVER_MESSAGE_CHARS] + "…"
-    return text
+    return clip(message)
 
 
 @cache

@@ -8,15 +8,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
+from bot.inbound import Verdict, check_body, check_signed
 from bot.listeners import Answerer, InFlight
 from bot.live import Reload
 from bot.settings import Settings, SettingsError
@@ -32,11 +37,33 @@ EVENTS_PATH = "/slack/events"
 DRAIN_SECONDS = 20.0
 
 
-def http_app(app: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
-    """The aiohttp application that hands Slack's signed requests to Bolt."""
+def http_app(
+    app: AsyncApp, signing_secret: str, *, path: str = EVENTS_PATH,
+    now: Callable[[], float] = time.time,
+) -> web.Application:  # fmt: skip
+    """The aiohttp application that hands Slack's signed requests to Bolt.
+
+    The signature is checked here, before anything parses the body (bot/inbound.py), and Bolt
+    checks it again. A rejected request is answered 401 (not signed by Slack) or 400 (signed
+    but not a payload), a payload docbot does not serve 200; each is logged once, without its
+    body."""
 
     async def events(request: web.Request) -> web.Response:
-        response = await app.async_dispatch(await to_bolt_request(request))
+        body = await request.read()
+        verdict = check_signed(body, request.headers, signing_secret, now)
+        text = ""
+        if verdict is None:
+            verdict, text = check_body(body, request.content_type)
+        if not verdict.dispatch:
+            return _refuse(request, verdict)
+        headers: dict[str, str | Sequence[str]] = dict(request.headers.items())
+        try:
+            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)
+            response = await app.async_dispatch(bolt_request)
+        except Exception as exc:
+            # The Slack edge catches broadly: a payload Bolt cannot read is the sender's fault.
+            refused = Verdict(400, f"Bolt could not read it ({type(exc).__name__})")
+            return _refuse(request, replace(refused, payload_type=verdict.payload_type))
         return await to_aiohttp_response(response)
 
     async def health(_: web.Request) -> web.Response:
@@ -46,6 +73,16 @@ def http_app(app: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
     web_app.router.add_post(path, events)
     web_app.router.add_get("/healthz", health)
     return web_app
+
+
+def _refuse(request: web.Request, verdict: Verdict) -> web.Response:
+    """One log line per refused request: who sent it and why, never the body."""
+    status = verdict.status or 400
+    level = logging.INFO if status == 200 else logging.WARNING
+    what = "acknowledged and ignored" if status == 200 else f"rejected (HTTP {status})"
+    log.log(level, "%s a request to %s from %s: %s", what, request.path, request.remote,
+            verdict.reason)  # fmt: skip
+    return web.json_response({"ok": status == 200, "error": verdict.reason}, status=status)
 
 
 async def run_serve(
@@ -76,7 +113,7 @@ async def run_serve(
         if settings.socket_mode:
             await _serve_socket_mode(app, settings.app_token())
         else:
-            await _serve_http(app, host, port)
+            await _serve_http(app, settings.signing_secret(), host, port)
     finally:
         await _drain(in_flight, DRAIN_SECONDS)
 
@@ -99,8 +136,8 @@ async def check_token(client: AsyncWebClient) -> dict[str, object]:
     return dict(response.data) if isinstance(response.data, dict) else {}
 
 
-async def _serve_http(app: AsyncApp, host: str, port: int) -> None:
-    runner = web.AppRunner(http_app(app))
+async def _serve_http(app: AsyncApp, signing_secret: str, host: str, port: int) -> None:
+    runner = web.AppRunner(http_app(app, signing_secret))
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port)

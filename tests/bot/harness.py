@@ -137,7 +137,7 @@ async def running_app(
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them."""
     app = build_app(settings_for(slack), answerer, store, config=config, reload=reload)
-    runner = web.AppRunner(http_app(app), access_log=None)
+    runner = web.AppRunner(http_app(app, SIGNING_SECRET), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

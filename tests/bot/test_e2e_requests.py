@@ -72,6 +72,6 @@ def test_app_logs_neither_rejected_bodies_nor_a_spurious_token_warning(
     with caplog.at_level(logging.DEBUG):
         run(config, answerer, store, scenario)
     logged = "\n".join(r.getMessage() for r in caplog.records)
-    assert "Invalid request signature" in logged  # the rejection itself is still logged
+    assert "rejected (HTTP 401)" in logged  # the rejection itself is still logged
     assert "zebra-orchid-5512" not in logged and "41.000100" not in logged
     assert "will be unused" not in logged

@@ -34,7 +34,7 @@ from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
 from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
-from retrieval.tokenize import SEARCH_STOPWORDS
+from retrieval.text import SEARCH_STOPWORDS
 from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]

@@ -31,7 +31,7 @@ from grounding.verify import support_problem, verify
 from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk, Hit
 from retrieval.scopes import ConversationKind, Scope
-from retrieval.tokenize import tokenize
+from retrieval.text import tokenize
 from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from retrieval.engines import EngineKind, build_engine
-from retrieval.tokenize import Tokenizer, tokenize
+from retrieval.text import Tokenizer, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"

@@ -46,7 +46,7 @@ from retrieval.collections import (
 from retrieval.config import load_config
 from retrieval.index import Index, index_text, set_chunks, write_index
 from retrieval.scopes import ConversationKind, resolve_scope
-from retrieval.tokenize import tokenize
+from retrieval.text import tokenize
 from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -16,23 +15,22 @@ from grounding.answer import AnswerStatus, Claim, DroppedClaim, Source
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.schema import GroundedResponse
 from retrieval.chunks import Chunk
-from retrieval.tokenize import NEGATIONS, STOPWORDS
+from retrieval.text import (
+    CLAIM_WORDS,
+    EVIDENCE_WORDS,
+    NEGATIONS,
+    fold_word,
+    has_cjk,
+    nfkc,
+    normalize_text,
+)
+from retrieval.text.words import CLAIM_STOPWORDS
 
 # Share of a claim's content words (distinct, stopwords dropped, suffix-folded) that must occur in
 # its cited evidence. 0.7 lets a claim rephrase a few words ("you can set" for "set") while a
 # claim that adds its own facts fails; the exact-token check below catches changed specifics
 # even when most words match.
 SUPPORT_THRESHOLD = 0.7
-
-# Words a claim may add without the evidence holding them. Not the negations and words that state
-# a fact of their own ("must", "only", "every"): a claim that adds one says more than its evidence.
-# "without" stays a stopword here because the negation window below checks it anyway.
-_STATES_A_FACT = frozenset(
-    ("no", "nor", "not", "against", "every", "much", "might", "must", "only")
-)
-# Filler verbs a paraphrase adds ("use X to ..."): they carry no fact of their own.
-_FILLER_VERBS = frozenset(("use", "uses", "used", "using"))
-_STOPWORDS = (STOPWORDS - _STATES_A_FACT) | _FILLER_VERBS
 
 # A negation or a number in a claim must appear in the evidence *near the same words*: "does not
 # retry" shares every content word with "retries", and "week 17" is not supported by "week 16 ...
@@ -60,7 +58,6 @@ _IDENTIFIER = re.compile(
     r"|(?<!\d[.,])\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?!\d+(?:st|nd|rd|th)\b)[A-Za-z0-9]+\b"
 )
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[^\W\d_]+")
 _TRAILING_PUNCTUATION = ".,;:!?"
 
 
@@ -209,10 +206,10 @@ def support_problem(claim_text: str, evidence_text: str) -> str | None:
     NUMBER_WINDOW / NEGATION_WINDOW words of a word next to it in the claim; then at least
     SUPPORT_THRESHOLD of its content words must appear.
     """
-    claim = _normalize(claim_text)
+    claim = normalize_text(claim_text)
     if not claim:
         return "the claim is empty"
-    evidence = _normalize(evidence_text)
+    evidence = normalize_text(evidence_text)
     tokens = exact_tokens(claim)
     for token in tokens:
         if not _appears(token, evidence):
@@ -226,7 +223,7 @@ def support_problem(claim_text: str, evidence_text: str) -> str | None:
 @functools.lru_cache(maxsize=64)  # the same evidence is checked once per claim citing it
 def _terms(text: str) -> tuple[str, ...]:
     """Casefolded, suffix-folded words, whole numbers and "" for sentence ends; "n't" is "not"."""
-    text = _CONTRACTION.sub(" not", unicodedata.normalize("NFKC", text)).casefold()
+    text = _CONTRACTION.sub(" not", nfkc(text)).casefold()
     return tuple(_term(t) for t in _TERM.findall(text))
 
 
@@ -340,45 +337,12 @@ def _wordy(char: str) -> bool:
 @functools.lru_cache(maxsize=64)
 def content_words(text: str, *, keep_stopwords: bool = False) -> frozenset[str]:
     """Distinct casefolded, suffix-folded words of letters; stopwords dropped unless kept."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-    return frozenset(
-        fold_word(w) for w in words if len(w) > 1 and (keep_stopwords or w not in _STOPWORDS)
-    )
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def fold_word(word: str) -> str:
-    """Light suffix folding so inflections meet: retries/retry, configured/configure, boxes/box."""
-    if len(word) <= 3:
-        return word
-    for suffix, replacement in (
-        ("ies", "y"),
-        ("ied", "y"),
-        ("sses", "ss"),
-        ("ing", ""),
-        ("ed", ""),
-        ("es", ""),
-        ("s", ""),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                continue
-            word = word[: -len(suffix)] + replacement
-            break
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-        word = word[:-1]  # stopped -> stopp -> stop
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]  # configure / configur(ed): meet at the stem
-    return word
+    return frozenset((EVIDENCE_WORDS if keep_stopwords else CLAIM_WORDS)(text))
 
 
 def _cjk_in(word: str, folded_evidence: str) -> bool:
     # Scripts written without spaces have no word boundaries: a run must appear as written.
-    return any(ord(c) >= 0x2E80 for c in word) and word in folded_evidence
+    return has_cjk(word) and word in folded_evidence
 
 
-def _normalize(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", text).split())
-
-
-_STOPWORDS_FOLDED = frozenset(fold_word(w) for w in _STOPWORDS) - NEGATIONS
+_STOPWORDS_FOLDED = frozenset(fold_word(w) for w in CLAIM_STOPWORDS) - NEGATIONS

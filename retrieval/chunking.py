@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
+from retrieval.text.markup import ATX_HEADING, FENCE, fence_end
 from retrieval.tokens import TokenCounter
 
 
@@ -309,9 +310,6 @@ def plain_items(lines: Sequence[str]) -> tuple[Item, ...]:
 
 # --- Markdown --------------------------------------------------------------------------------
 
-# A Markdown code fence line; the answer generator splits evidence with the same two rules.
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # Lines whose indented followers are their content, not an indented code block.
 _CONTAINER = re.compile(r"^\s*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|!!!|\?\?\?|=== \"|>)")
@@ -344,7 +342,7 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
     fence = FENCE.match(line)
     if fence:
         return Block(i, fence_end(lines, i, fence.group(1)))
-    atx = _ATX.match(line)
+    atx = ATX_HEADING.match(line)
     if atx:
         return Heading(i, i, len(atx.group(1)), (atx.group(2) or "").strip())
     if _indent(line) >= 4 and not in_container:
@@ -352,7 +350,7 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
     j = i
     while j + 1 < len(lines):
         following = lines[j + 1]
-        if _blank(following) or FENCE.match(following) or _ATX.match(following):
+        if _blank(following) or FENCE.match(following) or ATX_HEADING.match(following):
             break
         setext = _SETEXT.match(following)
         if setext and not _CONTAINER.match(lines[i]):
@@ -360,16 +358,6 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
             return Heading(i, j + 1, 1 if setext.group(1)[0] == "=" else 2, title)
         j += 1
     return _paragraph(lines, i, j)
-
-
-def fence_end(lines: Sequence[str], i: int, opening: str) -> int:
-    """The line closing the fence `opening` on line `i`: the same character, at least as many,
-    nothing after them (CommonMark). An unclosed fence runs to the end of the document."""
-    closing = re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
-    for k in range(i + 1, len(lines)):
-        if closing.match(lines[k]):
-            return k
-    return _last_content(lines, i, len(lines))
 
 
 def _front_matter_end(lines: Sequence[str]) -> int:

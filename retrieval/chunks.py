@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from dataclasses import dataclass
+
+from retrieval.text import normalize_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,12 +25,8 @@ class Chunk:
         return self.heading_path[-1] if self.heading_path else ""
 
 
-def normalize_text(text: str) -> str:
-    """NFC, whitespace collapsed: two chunks with the same words have the same digest."""
-    return " ".join(unicodedata.normalize("NFC", text).split())
-
-
 def text_digest(text: str) -> str:
+    """sha256 of the normalized text: two chunks with the same words have the same digest."""
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
 
 

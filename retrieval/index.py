@@ -60,7 +60,7 @@ from retrieval.engines import (
 from retrieval.errors import DocbotError, IndexNotBuiltError
 from retrieval.files import Skipped
 from retrieval.scopes import Scope, check_exclusive_files
-from retrieval.tokenize import tokenize
+from retrieval.text import tokenize
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
 # 2: the manifest records each file's size and sha256, and engine.json the bm25 counts.

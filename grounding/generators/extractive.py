@@ -6,24 +6,22 @@ No network and no model; deterministic. The embedded default when no OpenAI key 
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import math
 import re
 import textwrap
-import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import Stemmer
 
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_units
 from grounding.schema import GroundedClaim, GroundedResponse
-from retrieval.chunks import normalize_text
-from retrieval.tokenize import STOPWORDS, camel_parts, cjk_bigrams
+from retrieval.text import ANSWER_TERMS, CJK, light_stem, normalize_text
+from retrieval.text.markup import BULLET, LIST_MARKER, NUMBERED
+from retrieval.text.tokenizer import JOINED_WORD
+from retrieval.text.words import QUESTION_STOPWORDS
 
 # Answer only when the best unit and its headings cover this share of the question's weight
 # (each question word weighs its IDF over the packet's units; a word no unit has weighs most).
@@ -68,61 +66,6 @@ _CODE_WINDOW = 3
 _PROCEDURE_BONUS = 0.3
 _MAX_LIST_UNITS = 12  # a list quoted whole for a "how do I" question stops here
 
-# Besides function words, the verbs and politeness a question wraps around what it asks ("how do I
-# get", "I need to use", "please"): matched against the evidence they would only add noise.
-_QUESTION_FILLERS = "get gets got let like made need please want way use used using"
-# Question words and function words of other languages docbot's users write in. Only words that
-# are not also English content words: German "die", "war", "man" or "hat" stay, since an English
-# question about when someone died must keep "die".
-_FOREIGN_FUNCTION_WORDS = """
-    der das des dem und ist sind ich wie kann können wo wer welche welcher welches warum wann
-    ein eine einen einem einer mit für auf zu im ins vom zum zur bei oder nicht kein keine sich
-    wir ihr es mich mir wird werden wurde habe haben soll sollte muss müssen
-    как что где когда почему зачем какой какая какие каком который я мне мы вы ты он она они
-    это этот эта в во на с со к ко по о об от для из и или но а не ли же бы можно нужно чтобы
-"""
-_STOPWORDS = (
-    STOPWORDS | frozenset(_QUESTION_FILLERS.split()) | frozenset(_FOREIGN_FUNCTION_WORDS.split())
-)
-# Chinese and Japanese question words and particles: a run of CJK text is split at them before
-# its bigrams are taken, so "如何回滚部署" asks about 回滚部署 and not about 如何 or 何回.
-_CJK_FUNCTION_TEXT = """
-    为什么 為什麼 怎么样 怎麼樣 如何 怎么 怎麼 怎样 怎樣 什么 什麼 哪里 哪裡 哪些 哪个 哪個 是否
-    请问 請問 能否 可以 我们 我們 吗 嗎 呢 吧 的 了 我 你 どうやって どうすれば ですか ますか
-"""
-_CJK_FUNCTION_WORDS = _CJK_FUNCTION_TEXT.split()
-
-# Shorthands people type in questions for the words documentation spells out ("the docs do not
-# say" vs "the documentation does not cover"). Applied to evidence and question alike, so it
-# only ever joins two spellings of one word.
-_SHORTHANDS = {
-    "arg": "argument",
-    "args": "arguments",
-    "auth": "authentication",
-    "config": "configuration",
-    "configs": "configuration",
-    "db": "database",
-    "dir": "directory",
-    "dirs": "directories",
-    "doc": "documentation",
-    "docs": "documentation",
-    "env": "environment",
-    "info": "information",
-    "param": "parameter",
-    "params": "parameters",
-    "repo": "repository",
-    "repos": "repositories",
-}
-
-_TOKEN = re.compile(r"\w+(?:[./:\-]\w+)*")
-_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_UNICODE_PART = re.compile(r"[^\W\d_]+|\d+")
-# Scripts written without spaces (Han, kana, Hangul), as retrieval.tokenize reads them.
-_CJK_TEXT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK = re.compile(f"[{_CJK_TEXT}]")
-_CJK_SPLIT = re.compile(f"([{_CJK_TEXT}]+)")
-_CJK_STOPS = re.compile("|".join(sorted(_CJK_FUNCTION_WORDS, key=len, reverse=True)))
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
 # "How" in the other languages the generator reads: Chinese, Japanese, Russian, German.
 _HOW_ELSEWHERE = r"^\s*(?:如何|怎么|怎麼|怎样|怎樣|どうやって|どうすれば|как\b|wie\b)"
 _HOW = re.compile(
@@ -143,8 +86,7 @@ _PROCEDURE = re.compile(
     r"|\bhow\s+to\b|\bsteps?\s+(?:to|for)\b|\b(?:procedure|instructions)\b|" + _HOW_ELSEWHERE,
     re.IGNORECASE,
 )
-_ORDERED = re.compile(r"^\s*(?:\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
-_LEAD_MARKUP = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))?\s*[*_`\"'(\[]*")
+_LEAD_MARKUP = re.compile(rf"^\s*(?:{BULLET}|{NUMBERED})?\s*[*_`\"'(\[]*")
 # Verbs a documentation instruction starts with ("Run ...", "2. Copy the backup ..."): enough
 # to tell an instruction from a description without a part-of-speech tagger.
 _IMPERATIVE_TEXT = """
@@ -160,90 +102,19 @@ _IMPERATIVES = frozenset(_IMPERATIVE_TEXT.split())
 _OPENING_WORDS = 6  # "For HTTP mode instead, copy ...": the phrase before the verb is short
 
 
-@functools.lru_cache(maxsize=1 << 16)  # words repeat across units and packets
-def stem(word: str) -> str:
-    """A crude suffix stripper: applied to both sides, it only has to be consistent.
-
-    Neither search's Snowball stemmer nor the verifier's `fold_word` does better here: on
-    benchmarks/answer_quality.py --sample 500 each lost refusals (SQuAD v2.0 unanswerable refused
-    0.072 -> 0.052 / 0.060) and Snowball answered "What is the capital of Australia?" from httpx.
-    Cyrillic words go to Snowball Russian: Russian inflects far more than English ("развёртывание",
-    "развёртывания"), and no English suffix applies. Other words outside ASCII are kept whole.
-    """
-    if not word.isascii():
-        return _russian(word) if _CYRILLIC.search(word) else word
-    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ion", ""), ("ed", ""), ("es", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)] + replacement
-            break
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 4:
-        word = word[:-1]
-    if word.endswith("e") and len(word) > 4:
-        word = word[:-1]
-    return word
-
-
-_SNOWBALL = threading.local()  # a PyStemmer object is not thread-safe; generation runs in threads
-
-
-def _russian(word: str) -> str:
-    stemmer = getattr(_SNOWBALL, "russian", None)
-    if stemmer is None:
-        stemmer = _SNOWBALL.russian = Stemmer.Stemmer("russian")
-    stemmed: str = stemmer.stemWord(word)
-    return stemmed
-
-
 def terms(text: str) -> list[str]:
     """Stemmed content words; an identifier (`follow_redirects`, `HTTP/2`) also counts whole.
 
     Words of any script count; a run of CJK text becomes character bigrams, as search reads it.
+    The tokenizer is retrieval.text's ANSWER_TERMS, where its differences from search are said.
     """
-    out: list[str] = []
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if _CJK.search(token):
-            out.extend(_cjk_terms(token))
-            continue
-        parts = _parts(token)
-        if len(parts) > 1:
-            # The whole identifier carries the numbers: `3.9` must not match the 3 of `HTTP/3`.
-            out.append(token.lower())
-            parts = [p for p in parts if not p.isdigit()]
-        out.extend(
-            stem(_SHORTHANDS.get(p, p))
-            for p in parts
-            if p not in _STOPWORDS and (len(p) > 1 or p.isdigit())
-        )
-    return out
-
-
-def _parts(token: str) -> list[str]:
-    """A token's words, split at case changes and digits: `getUserName` -> get, user, name."""
-    if token.isascii():
-        return [p.lower() for p in _PART.findall(token)]
-    letters = _UNICODE_PART.findall(token)
-    return [p.lower() for run in letters for p in (camel_parts(run) if run.isalpha() else [run])]
-
-
-def _cjk_terms(token: str) -> list[str]:
-    """Bigrams of each CJK run, split first at question words and particles; other letters in
-    the token (`Python的文档`) are read as words."""
-    out: list[str] = []
-    for index, piece in enumerate(_CJK_SPLIT.split(token)):
-        if index % 2:  # re.split puts the captured CJK runs at odd positions
-            out.extend(
-                bigram for run in _CJK_STOPS.split(piece) if run for bigram in cjk_bigrams(run)
-            )
-        elif piece.strip("._-/:"):
-            out.extend(terms(piece))
-    return out
+    return ANSWER_TERMS(text)
 
 
 def identifiers(question: str) -> tuple[str, ...]:
     """Tokens of the question that look like code: quoted, dotted, snake_case, camelCase, `a/2`."""
     found = {m.lower() for m in re.findall(r"`([^`]+)`", question)}
-    for token in _TOKEN.findall(question):
+    for token in JOINED_WORD.findall(question):
         if re.search(r"[._/:]|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]", token):
             found.add(token.lower())
     return tuple(sorted(found))
@@ -258,9 +129,9 @@ def proper_names(question: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out = []
     for match in _NAME.finditer(question):
         words = match.group().split()
-        while words and words[0].lower() in _STOPWORDS:
+        while words and words[0].lower() in QUESTION_STOPWORDS:
             words = words[1:]
-        while words and words[-1].lower() in _STOPWORDS:
+        while words and words[-1].lower() in QUESTION_STOPWORDS:
             words = words[:-1]
         parts = tuple(terms(" ".join(words)))
         if len(words) >= 2 and parts:
@@ -274,7 +145,7 @@ def spelled_identifiers(question: str) -> tuple[str, ...]:
     pairs = [
         (a, b)
         for a, b in itertools.pairwise(words)
-        if a not in _STOPWORDS and b not in _STOPWORDS and min(len(a), len(b)) >= 3
+        if a not in QUESTION_STOPWORDS and b not in QUESTION_STOPWORDS and min(len(a), len(b)) >= 3
     ]
     return tuple(sorted({f"{a}_{b}" for a, b in pairs} | {f"{a}{b}" for a, b in pairs}))
 
@@ -351,8 +222,8 @@ def _claimable(unit: Unit) -> bool:
         return False
     prose = re.sub(r"\]\([^)]*\)|https?://\S+", " ", unit.text)
     # CJK is written without spaces: a word is about two characters.
-    cjk = len(_CJK.findall(prose))
-    words = len(re.findall(r"[^\W\d_]{2,}", _CJK.sub(" ", prose)))
+    cjk = len(CJK.findall(prose))
+    words = len(re.findall(r"[^\W\d_]{2,}", CJK.sub(" ", prose)))
     return words + cjk / 2 >= _MIN_WORDS
 
 
@@ -669,7 +540,7 @@ def _procedural(query: _Query, c: Candidate) -> float:
     if c.steps is not None or _leads_into_steps(c, query) or _shows_asked(query, c):
         return 1.0
     verb = _instruction(c.unit.text) if c.unit.kind is not UnitKind.CODE else ""
-    return 0.5 if verb and stem(verb) not in query.weights else 0.0
+    return 0.5 if verb and light_stem(verb) not in query.weights else 0.0
 
 
 def _leads_into_steps(c: Candidate, query: _Query) -> bool:
@@ -692,7 +563,7 @@ def _code_follows(c: Candidate) -> bool:
 def _answer_type(question: str, text: str) -> float:
     """Whether the unit holds the kind of thing the question asks for (a number, a name)."""
     if _NUMERIC.search(question):
-        return 1.0 if _VALUE.search(_BULLET.sub("", text)) else 0.0
+        return 1.0 if _VALUE.search(LIST_MARKER.sub("", text)) else 0.0
     if _WHO.search(question):
         asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
         names = re.findall(r"(?<![.!?]\s)\b[A-Z][a-z]+", text)
@@ -804,9 +675,6 @@ def _following(c: Candidate, limit: int) -> Iterable[Unit]:
         previous = unit
 
 
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
-
-
 def clean(unit: Unit, alone: bool = True) -> str:
     """The unit without edge markup (bullets, table pipes, quote marks), whitespace collapsed.
 
@@ -817,7 +685,7 @@ def clean(unit: Unit, alone: bool = True) -> str:
         case UnitKind.CODE:
             return textwrap.dedent(unit.text).strip("\n")
         case UnitKind.ITEM:
-            text = _BULLET.sub("", unit.text) if alone else unit.text
+            text = LIST_MARKER.sub("", unit.text) if alone else unit.text
             return " ".join(text.split())
         case UnitKind.ROW:
             return " ".join(unit.text.strip().strip("|").split())

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from retrieval.chunking import FENCE, fence_end
+from retrieval.text.markup import BULLET, FENCE, NUMBERED, fence_end
 
 
 class UnitKind(StrEnum):
@@ -41,7 +41,8 @@ def markup_for(path: str) -> Markup:
 
 _MD_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _UNDERLINE = re.compile(r"^([=\-~^\"'*+#`:.])\1{2,}\s*$")
-_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\)|:[^:\s][^:]*:)\s+\S")
+# A list item, or a reST field (`:param x:`), read as one.
+_ITEM = re.compile(rf"^\s*(?:{BULLET}|{NUMBERED}|:[^:\s][^:]*:)\s+\S")
 _CODE_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode|literalinclude)::")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::")
 _COMMENT = re.compile(r"^\s*\.\.(?:\s|$)")

@@ -21,7 +21,7 @@ from retrieval.engines import (
 from retrieval.errors import IndexNotBuiltError
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
-from retrieval.tokenize import tokenize
+from retrieval.text import tokenize
 from tests.retrieval.docs_tree import WordCounter, public_and_secret
 
 ENGINES: tuple[EngineKind, ...] = ("bm25", "tantivy")

@@ -5,10 +5,10 @@ from threading import Barrier
 
 import pytest
 
-from retrieval.tokenize import (
+from retrieval.text import (
     SEARCH_STOPWORDS,
     STOPWORDS,
-    EnglishStemmer,
+    SnowballStemmer,
     Tokenizer,
     camel_parts,
     cjk_bigrams,
@@ -110,9 +110,9 @@ def test_tokenize_never_stems_identifier_wholes_numbers_or_cjk() -> None:
     assert tokenize("配置文件") == Tokenizer(stem=None)("配置文件")
 
 
-def test_english_stemmer_gives_each_thread_its_own_stemmer() -> None:
+def test_snowball_stemmer_gives_each_thread_its_own_stemmer() -> None:
     # PyStemmer objects are not thread-safe: concurrent queries must not share one.
-    stemmer = EnglishStemmer()
+    stemmer = SnowballStemmer("english")
     barrier = Barrier(3)
 
     def used_in_a_thread(_: int) -> tuple[int, str]:

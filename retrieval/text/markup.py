@@ -1,0 +1,34 @@
+"""Markdown and reST line patterns shared by the chunker, the answer-unit splitter and the
+extractive generator: code fences, ATX headings and list markers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# A Markdown code fence line: three or more backticks or tildes.
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+# An ATX heading (CommonMark): up to three spaces, one to six `#`, then space or the line's end;
+# group 1 is the marks, group 2 the title without a closing run of `#`.
+ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
+
+# List markers: a bullet, or a number as Markdown and reST write it ("3." "3)" "(3)" "#.").
+BULLET = r"[-*+•]"
+NUMBERED = r"\d{1,3}[.)]|#\.|\(\d{1,3}\)"
+# A list item's marker and the space after it.
+LIST_MARKER = re.compile(rf"^\s*(?:{BULLET}|{NUMBERED})\s+")
+# The marker of a numbered item only: a step of a procedure.
+NUMBERED_MARKER = re.compile(rf"^\s*(?:{NUMBERED})\s+")
+
+
+def fence_end(lines: Sequence[str], i: int, opening: str) -> int:
+    """The line closing the fence `opening` on line `i`: the same character, at least as many,
+    nothing after them (CommonMark). An unclosed fence runs to its last non-blank line."""
+    closing = re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
+    for k in range(i + 1, len(lines)):
+        if closing.match(lines[k]):
+            return k
+    last = len(lines) - 1
+    while last > i and not lines[last].strip():
+        last -= 1
+    return last

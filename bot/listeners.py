@@ -18,7 +18,6 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Reaction, Turn, mentions, parse_reaction, parse_turn
@@ -32,7 +31,7 @@ from bot.render import (
     render_input_error,
 )
 from bot.store import AnswerRecord, AnswerStore
-from bot.webapi import SLACK_CALL_ERRORS
+from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
 from grounding.answer import Answer
 from retrieval.config import Config
 from retrieval.errors import InputError
@@ -252,7 +251,7 @@ async def _post(client: AsyncWebClient, turn: Turn, message: Message) -> str | N
             "chat.postMessage to %s failed for event %s: %s",
             turn.channel,
             turn.event_id,
-            _slack_error(exc),
+            slack_error(exc),
         )
         return None
     ts = response.get("ts")
@@ -280,9 +279,8 @@ async def _react(client: AsyncWebClient, method: str, turn: Turn) -> bool:
     try:
         await getattr(client, method)(channel=turn.channel, timestamp=turn.ts, name=WORKING_EMOJI)
     except SLACK_CALL_ERRORS as exc:
-        error = _slack_error(exc)
-        log.warning("%s on %s/%s failed: %s", method, turn.channel, turn.ts, error)
-        return error == "already_reacted"
+        log.warning("%s on %s/%s failed: %s", method, turn.channel, turn.ts, slack_error(exc))
+        return slack_error_code(exc) == "already_reacted"
     return True
 
 
@@ -375,7 +373,7 @@ async def _thank_for_wrong(
             channel=record.channel, user=user, thread_ts=record.thread_ts, text=text
         )
     except SLACK_CALL_ERRORS as exc:
-        log.warning("chat.postEphemeral to %s failed: %s", user, _slack_error(exc))
+        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))
 
 
 async def _record_reason(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> bool:
@@ -424,9 +422,3 @@ def _feedback_kind(config: Config, emoji: str) -> str | None:
 def _event_text(body: Mapping[str, Any]) -> str:
     event = body.get("event")
     return str(event.get("text", "")) if isinstance(event, Mapping) else ""
-
-
-def _slack_error(exc: Exception) -> str:
-    if isinstance(exc, SlackApiError):
-        return str(exc.response.get("error"))
-    return repr(exc)

@@ -11,10 +11,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.webapi import SLACK_CALL_ERRORS
+from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from retrieval.config import Config
 from retrieval.scopes import ConversationKind, Scope, narrow_scope, resolve_scope
 
@@ -48,11 +47,9 @@ def slack_channel_lookup(client: AsyncWebClient) -> ChannelLookup:
     async def lookup(channel_id: str) -> Mapping[str, Any]:
         try:
             response = await client.conversations_info(channel=channel_id)
-        except SlackApiError as exc:
-            error = exc.response.get("error")
-            raise ChannelLookupError(f"conversations.info {channel_id}: {error}") from exc
         except SLACK_CALL_ERRORS as exc:
-            raise ChannelLookupError(f"conversations.info {channel_id}: {exc!r}") from exc
+            error = slack_error(exc)
+            raise ChannelLookupError(f"conversations.info {channel_id}: {error}") from exc
         channel = response.get("channel")
         if not isinstance(channel, Mapping):
             raise ChannelLookupError(f"conversations.info {channel_id}: no channel in the response")

@@ -17,7 +17,6 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
@@ -26,7 +25,7 @@ from bot.listeners import Answerer, InFlight
 from bot.live import Reload
 from bot.settings import Settings, SettingsError
 from bot.store import AnswerStore
-from bot.webapi import SLACK_CALL_ERRORS
+from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
 from retrieval.config import Config
 from retrieval.errors import DocbotError
 
@@ -122,16 +121,17 @@ async def check_token(client: AsyncWebClient) -> dict[str, object]:
     """auth.test at start-up: a wrong token or an unreachable Slack fails now, clearly."""
     try:
         response = await client.auth_test()
-    except SlackApiError as exc:
-        raise SettingsError(
-            f"Slack rejected SLACK_BOT_TOKEN ({exc.response.get('error')}): copy the Bot User "
-            "OAuth Token (xoxb-...) again from OAuth & Permissions, and reinstall the app if "
-            "its scopes changed"
-        ) from exc
     except SLACK_CALL_ERRORS as exc:
+        # Only Slack's own error code is a rejection; a proxy's HTML 502 is not.
+        if (code := slack_error_code(exc)) is not None:
+            raise SettingsError(
+                f"Slack rejected SLACK_BOT_TOKEN ({code}): copy the Bot User OAuth Token "
+                "(xoxb-...) again from OAuth & Permissions, and reinstall the app if its "
+                "scopes changed"
+            ) from exc
         raise DocbotError(
-            f"cannot reach the Slack Web API at {client.base_url} ({exc!r}): check the network, "
-            "or DOCBOT_SLACK_API_URL if it is set"
+            f"cannot reach the Slack Web API at {client.base_url} ({slack_error(exc)}): check "
+            "the network, or DOCBOT_SLACK_API_URL if it is set"
         ) from exc
     return dict(response.data) if isinstance(response.data, dict) else {}
 
@@ -170,13 +170,13 @@ async def _serve_socket_mode(app: AsyncApp, app_token: str) -> None:
 async def _socket_url(client: AsyncWebClient, app_token: str) -> str:
     try:
         response = await client.apps_connections_open(app_token=app_token)
-    except SlackApiError as exc:
-        raise SettingsError(
-            f"Slack rejected SLACK_APP_TOKEN ({exc.response.get('error')}): create an app-level "
-            "token with connections:write under Basic Information, and enable Socket Mode"
-        ) from exc
     except SLACK_CALL_ERRORS as exc:
-        raise DocbotError(f"cannot open a Socket Mode connection ({exc!r})") from exc
+        if (code := slack_error_code(exc)) is not None:
+            raise SettingsError(
+                f"Slack rejected SLACK_APP_TOKEN ({code}): create an app-level token with "
+                "connections:write under Basic Information, and enable Socket Mode"
+            ) from exc
+        raise DocbotError(f"cannot open a Socket Mode connection ({slack_error(exc)})") from exc
     return str(response["url"])
 
 

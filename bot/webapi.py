@@ -1,4 +1,5 @@
-"""What a Slack Web API call can raise, in one place, so every caller catches the same set.
+"""What a Slack Web API call can raise, and what it says went wrong, in one place, so every
+caller catches the same set and reads the same error.
 
 slack_sdk raises SlackApiError for an error reply and SlackClientError for its own failures,
 but the async client lets aiohttp's transport errors through as they are: a dropped
@@ -7,8 +8,10 @@ connection (ServerDisconnectedError) is an aiohttp.ClientError, not an OSError.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import aiohttp
-from slack_sdk.errors import SlackClientError
+from slack_sdk.errors import SlackApiError, SlackClientError
 
 SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
     SlackClientError,  # includes SlackApiError
@@ -16,3 +19,42 @@ SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
     OSError,
     TimeoutError,
 )
+BODY_CHARS = 80  # of a body that is not Slack's JSON, quoted in the description
+
+
+def slack_error(exc: BaseException) -> str:
+    """Slack's `error` code (`already_reacted`, `invalid_auth`) for a failed call, or a short
+    description when there is none; never raises.
+
+    The reply is not always Slack's JSON: a proxy's 500 or 502 is an HTML page, and then
+    slack_sdk's SlackApiError carries a response whose body is a str, an empty dict, or no
+    SlackResponse at all (aiohttp's own response, when the body claimed to be JSON)."""
+    code = slack_error_code(exc)
+    if code is not None:
+        return code
+    if not isinstance(exc, SlackApiError):
+        return repr(exc)
+    response = exc.response
+    data = getattr(response, "data", response)
+    status = getattr(response, "status_code", None) or getattr(response, "status", None)
+    where = f"HTTP {status}" if isinstance(status, int) else "a reply"
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "replace")
+    if isinstance(data, str) and data.strip():
+        return f"{where} that is not Slack's JSON: {_clip(data.strip())!r}"
+    return f"{where} without a Slack error code"
+
+
+def slack_error_code(exc: BaseException) -> str | None:
+    """Slack's own `error` code when the reply was Slack's JSON and named one, else None (a
+    transport failure, or a body that is not Slack's: Slack never said what it refused)."""
+    if not isinstance(exc, SlackApiError):
+        return None
+    data = getattr(exc.response, "data", exc.response)
+    code = data.get("error") if isinstance(data, Mapping) else None
+    return code if isinstance(code, str) and code else None
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= BODY_CHARS else flat[: BODY_CHARS - 1] + "…"

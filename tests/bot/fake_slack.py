@@ -35,6 +35,8 @@ class _Failure:
     status: int
     retry_after: int | None
     remaining: int
+    body: str | None = None  # instead of Slack's JSON, e.g. a proxy's HTML error page
+    content_type: str = "text/html"
 
 
 @dataclass
@@ -61,10 +63,13 @@ class FakeSlack:
         self.channels[channel_id] = {"id": channel_id, **properties}
 
     def fail_next(
-        self, method: str, status: int, count: int = 1, retry_after: int | None = None
-    ) -> None:
-        """The next `count` calls of `method` get HTTP `status` (429 with Retry-After, or 5xx)."""
-        self._failures.setdefault(method, []).append(_Failure(status, retry_after, count))
+        self, method: str, status: int, count: int = 1, retry_after: int | None = None,
+        *, body: str | None = None, content_type: str = "text/html",
+    ) -> None:  # fmt: skip
+        """The next `count` calls of `method` get HTTP `status` (429 with Retry-After, or 5xx);
+        with `body`, that text as `content_type` instead of Slack's JSON (a proxy's error page)."""
+        failure = _Failure(status, retry_after, count, body, content_type)
+        self._failures.setdefault(method, []).append(failure)
 
     def hold(self, method: str) -> asyncio.Event:
         """Calls of `method` are recorded at once but answered only after the event is set."""
@@ -139,6 +144,12 @@ class FakeSlack:
             }
             if failure.retry_after is not None:
                 headers["Retry-After"] = str(failure.retry_after)
+            if failure.body is not None:
+                call.response = {}
+                return web.Response(
+                    status=failure.status, text=failure.body, headers=headers,
+                    content_type=failure.content_type,
+                )  # fmt: skip
         elif token != (self.app_token if method == "apps.connections.open" else self.token):
             call.status, call.response = 200, {"ok": False, "error": "invalid_auth"}
         else:

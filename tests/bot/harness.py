@@ -19,7 +19,7 @@ from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.async_app import AsyncApp
 
-from bot.app import Answerer, build_app
+from bot.app import Answerer, InFlight, build_app
 from bot.live import Reload
 from bot.serve import http_app
 from bot.settings import Settings
@@ -133,10 +133,13 @@ def settings_for(slack: FakeSlack) -> Settings:
 @asynccontextmanager
 async def running_app(
     slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore,
-    *, reload: Reload | None = None,
+    *, reload: Reload | None = None, in_flight: InFlight | None = None,
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
-    """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them."""
-    app = build_app(settings_for(slack), answerer, store, config=config, reload=reload)
+    """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them;
+    `in_flight` lets a test wait until every handler has finished (its drain)."""
+    app = build_app(
+        settings_for(slack), answerer, store, config=config, reload=reload, in_flight=in_flight
+    )
     runner = web.AppRunner(http_app(app, SIGNING_SECRET), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -14,7 +14,6 @@ from dataclasses import replace
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
@@ -24,6 +23,7 @@ from bot.inbound import Verdict, check_body, check_signed
 from bot.listeners import Answerer, InFlight
 from bot.live import Reload
 from bot.settings import Settings, SettingsError
+from bot.socket_mode import SocketModeConnection
 from bot.store import AnswerStore
 from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
 from retrieval.config import Config
@@ -156,15 +156,14 @@ async def _serve_http(app: AsyncApp, signing_secret: str, host: str, port: int) 
 async def _serve_socket_mode(app: AsyncApp, app_token: str) -> None:
     # The SDK retries a failing connect forever; asking for the URL first turns a bad app token
     # into a start-up error, and the client then connects to the URL it was given.
-    url = await _socket_url(app.client, app_token)
-    handler = AsyncSocketModeHandler(app, app_token)
-    handler.client.wss_uri = url
+    # bot/socket_mode.py, not Bolt's handler, so that every envelope is acknowledged.
+    connection = SocketModeConnection(app, app_token, await _socket_url(app.client, app_token))
     try:
-        await handler.connect_async()  # type: ignore[no-untyped-call]  # untyped in Bolt
+        await connection.connect()
         log.info("connected to Slack over Socket Mode")
         await asyncio.Event().wait()  # until cancelled
     finally:
-        await handler.close_async()  # type: ignore[no-untyped-call]
+        await connection.close()
 
 
 async def _socket_url(client: AsyncWebClient, app_token: str) -> str:

@@ -48,7 +48,7 @@ class FakeSlack:
     app_token: str = APP_TOKEN
     calls: list[Call] = field(default_factory=list)
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
-    _socket_queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    _socket_queue: asyncio.Queue[dict[str, Any] | str] = field(default_factory=asyncio.Queue)
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -76,8 +76,8 @@ class FakeSlack:
         gate = self._holds.setdefault(method, asyncio.Event())
         return gate
 
-    def push_socket(self, envelope: dict[str, Any]) -> None:
-        """Deliver a Socket Mode envelope over the (next) WebSocket connection."""
+    def push_socket(self, envelope: dict[str, Any] | str) -> None:
+        """Deliver a Socket Mode envelope (or raw text) over the (next) WebSocket connection."""
         self._socket_queue.put_nowait(envelope)
 
     # --- inspection ------------------------------------------------------------------------
@@ -104,6 +104,16 @@ class FakeSlack:
                 )
             await asyncio.sleep(0.02)
         return self.calls_to(method)
+
+    async def wait_for_acks(self, envelope_ids: set[str], timeout: float = 5.0) -> None:
+        """Until every envelope in `envelope_ids` has been acknowledged at least once."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not envelope_ids <= {a.get("envelope_id") for a in self.socket_acks}:
+            if asyncio.get_running_loop().time() > deadline:
+                acked = {a.get("envelope_id") for a in self.socket_acks}
+                raise AssertionError(f"waited {timeout}s; not acknowledged: "
+                                     f"{sorted(envelope_ids - acked)}")  # fmt: skip
+            await asyncio.sleep(0.02)
 
     # --- serving ---------------------------------------------------------------------------
 
@@ -172,7 +182,11 @@ class FakeSlack:
 
     async def _send_envelopes(self, ws: web.WebSocketResponse) -> None:
         while True:
-            await ws.send_json(await self._socket_queue.get())
+            envelope = await self._socket_queue.get()
+            if isinstance(envelope, str):
+                await ws.send_str(envelope)
+            else:
+                await ws.send_json(envelope)
 
     def _take_failure(self, method: str) -> _Failure | None:
         queue = self._failures.get(method)

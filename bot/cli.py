@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from bot.feedback import feedback_command
+from bot.progress import terminal_progress
 from bot.render import post_kwargs, render_answer
 from bot.runtime import pipeline_loader, store_path
 from bot.settings import Settings
@@ -145,7 +146,7 @@ def _scope(args: argparse.Namespace, config: Config) -> Scope:
 
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
-    report = build_index(_config(args))
+    report = build_index(_config(args), progress=terminal_progress(sys.stderr))
     _print_report(report, out)
     return 0
 
@@ -168,7 +169,8 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
         f"{_count(documents, 'document')}, {_count(chunks, 'chunk')} in "
         f"{_count(len(report.collections), 'collection')} "
         f"({report.seconds:.1f} s; engines built {report.engines_built}, reused "
-        f"{report.engines_reused}; generation {report.generation})",
+        f"{report.engines_reused}; chunks embedded {report.embedded:,}; "
+        f"generation {report.generation})",
         file=out,
     )
     for collection, path, note in report.notes:

@@ -110,6 +110,12 @@ class SearchConfig(_Model):
     max_file_bytes: int = Field(default=5_000_000, ge=1000)
 
 
+class RetrievalConfig(_Model):
+    # Offline embeddings (retrieval/embeddings.py) fused with BM25; false: BM25 alone, and
+    # `docbot index` embeds nothing.
+    dense: bool = True
+
+
 class FeedbackConfig(_Model):
     wrong: tuple[str, ...] = ("x", "-1", "thumbsdown")
     helpful: tuple[str, ...] = ("white_check_mark", "+1", "thumbsup")
@@ -196,6 +202,7 @@ class Config(_Model):
     conversations: ConversationsConfig = ConversationsConfig()
     answer: AnswerConfig = AnswerConfig()
     search: SearchConfig = SearchConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
     feedback: FeedbackConfig = FeedbackConfig()
 
     @field_validator("teams")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from retrieval.errors import IndexNotBuiltError
 
@@ -16,9 +17,14 @@ UNRECORDED_SUFFIX = ".lock"
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write to a temporary name, flush it to disk, rename over `path`, flush the folder."""
+    write_atomically_from(path, lambda handle: handle.write(data))
+
+
+def write_atomically_from(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """`write_atomically` for content streamed by `write(handle)`, never held whole in memory."""
     temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     with temporary.open("wb") as handle:
-        handle.write(data)
+        write(handle)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)

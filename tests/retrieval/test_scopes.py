@@ -6,7 +6,9 @@ import pytest
 
 from retrieval.config import Config, load_config
 from retrieval.errors import ConfigError
+from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, check_exclusive_files, resolve_scope
+from tests.retrieval.docs_tree import WordCounter, public_and_secret
 
 CONFIG = """\
 teams: [T1]
@@ -135,3 +137,39 @@ def test_scope_dm_listed_in_a_private_collection_reads_it(config: Config) -> Non
         update={"conversations": config.conversations.model_copy(update={"dm": "none"})}
     )
     assert resolve_scope(closed, "T1", "D0ALICE", ConversationKind.DM).collections == ("security",)
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_scope_private_collection_changes_nothing_in_public_results(
+    tmp_path: Path, dense: bool
+) -> None:
+    """Hybrid search too: a private collection moves no public hit, rank or score (rule 2)."""
+    loaded = []
+    for with_secret in (True, False):
+        base = tmp_path / f"secret-{with_secret}"
+        config = public_and_secret(base, with_secret=with_secret)
+        config = config.model_copy(
+            update={"retrieval": config.retrieval.model_copy(update={"dense": dense})}
+        )
+        build_index(config, WordCounter())
+        loaded.append((config, Index.load(config)))
+    (with_private, index_a), (without, index_b) = loaded
+    assert (index_a.dense_model is not None) == (index_b.dense_model is not None) == dense
+    for question in (
+        "rollback previous build",
+        "rollback of the payments key",
+        "deploy release tool",
+    ):
+        public_a = resolve_scope(with_private, "T1", "C0GEN", ConversationKind.CHANNEL)
+        public_b = resolve_scope(without, "T1", "C0GEN", ConversationKind.CHANNEL)
+        hits_a, hits_b = (
+            index_a.search(question, public_a, 10),
+            index_b.search(question, public_b, 10),
+        )
+        assert hits_a, question
+        assert [(h.chunk.chunk_id, h.score, h.rank) for h in hits_a] == [
+            (h.chunk.chunk_id, h.score, h.rank) for h in hits_b
+        ]
+    # ... while the channel granted the private collection does find it, by either side.
+    granted = resolve_scope(with_private, "T1", "CPAY", ConversationKind.CHANNEL)
+    assert index_a.search("payments key vault", granted, 1)[0].chunk.collection == "payments"

@@ -1,0 +1,320 @@
+"""`docbot index`: scan the collections, then write snapshots, vectors and engines.
+
+What is on disk and how it is kept whole: retrieval/manifest.py. What is reused: an unchanged
+snapshot, an engine whose collection set did not change, a vectors file whose collection and
+model did not change, and any chunk's vector whose text the previous build embedded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from retrieval.collections import CollectionSnapshot, scan_collection
+from retrieval.config import Config
+from retrieval.corpus import collection_sets, index_text, set_chunks
+from retrieval.dense import (
+    VectorCache,
+    collection_chunks,
+    fill,
+    model_tag,
+    plan_vectors,
+    read_entry,
+    write_vectors,
+)
+from retrieval.durable import verify_file
+from retrieval.embeddings import Embedder, load_embedder
+from retrieval.engines import choose_engine
+from retrieval.errors import DocbotError, IndexNotBuiltError
+from retrieval.files import Skipped
+from retrieval.manifest import (
+    FOLDERS,
+    FORMAT,
+    TOKENIZER_VERSION,
+    Previous,
+    build_engine_dir,
+    collect_garbage,
+    engine_key,
+    fingerprint,
+    generation_of,
+    index_root,
+    read_previous,
+    replace_manifest,
+    reusable_engine,
+    write_snapshot,
+)
+from retrieval.scopes import check_exclusive_files
+from retrieval.text import tokenize
+from retrieval.tokens import TiktokenCounter, TokenCounter
+
+# (stage, done, total): how far a long build step is; only "embedding" reports today.
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionReport:
+    name: str
+    documents: int
+    chunks: int
+    new: int
+    changed: int
+    deleted: int
+    unchanged: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    generation: str
+    collections: tuple[CollectionReport, ...]
+    skipped: tuple[Skipped, ...]
+    # (collection, path, note); path "" when the note is about the whole collection.
+    notes: tuple[tuple[str, str, str], ...]
+    seconds: float
+    engines_built: int = 0  # collection sets whose content changed since the last build
+    engines_reused: int = 0
+    embedded: int = 0  # chunks the embedding model ran on (new or changed text)
+
+
+def build_index(
+    config: Config,
+    counter: TokenCounter | None = None,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+) -> BuildReport:
+    """Scan every collection (re-reading changed files only) and refresh the changed engines.
+
+    `embedder` (default: `load_embedder()`, loaded only if `retrieval.dense`) makes the vectors.
+    """
+    started = time.perf_counter()
+    root = index_root(config)
+    previous = read_previous(root)
+    counter = counter if counter is not None else TiktokenCounter()
+    snapshots: dict[str, CollectionSnapshot] = {}
+    reports = []
+    scan_notes: list[tuple[str, str, str]] = []
+    for collection in config.collections:
+        snapshot, changes = scan_collection(
+            collection, config.search, counter, previous.snapshots.get(collection.name)
+        )
+        snapshots[collection.name] = snapshot
+        scan_notes += [(collection.name, "", note) for note in changes.notes]
+        reports.append(
+            CollectionReport(
+                collection.name,
+                len(snapshot.files),
+                snapshot.chunk_count,
+                len(changes.new),
+                len(changes.changed),
+                len(changes.deleted),
+                changes.unchanged,
+            )
+        )
+    check_exclusive(config, snapshots)
+    written = write_index(config, snapshots, previous, embedder, progress)
+    return BuildReport(
+        generation=written.generation,
+        collections=tuple(reports),
+        skipped=tuple(s for snap in snapshots.values() for s in snap.skipped),
+        notes=(
+            *scan_notes,
+            *(
+                (snap.name, record.path, record.note)
+                for snap in snapshots.values()
+                for record in snap.files
+                if record.note
+            ),
+        ),
+        seconds=time.perf_counter() - started,
+        engines_built=written.built,
+        engines_reused=written.reused,
+        embedded=written.embedded,
+    )
+
+
+def check_exclusive(config: Config, snapshots: Mapping[str, CollectionSnapshot]) -> None:
+    files = {name: [record.path for record in snap.files] for name, snap in snapshots.items()}
+    check_exclusive_files(config, files)
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    generation: str
+    built: int
+    reused: int
+    embedded: int = 0
+
+
+def write_index(
+    config: Config,
+    snapshots: Mapping[str, CollectionSnapshot],
+    previous: Previous | None = None,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+) -> Written:
+    """Persist `snapshots`, their vectors and an engine per collection set, then switch the
+    manifest to them.
+
+    What `previous` holds (the last build's verified snapshots, recorded engine and vectors
+    files) is reused when unchanged and still intact on disk; everything else is written anew.
+    """
+    root = index_root(config)
+    if config.retrieval.dense and embedder is None:
+        embedder = load_embedder()
+    try:
+        for folder in FOLDERS:
+            (root / folder).mkdir(parents=True, exist_ok=True)
+        return _write(
+            root,
+            config,
+            snapshots,
+            previous or Previous.empty(),
+            embedder if config.retrieval.dense else None,
+            progress,
+        )
+    except OSError as exc:
+        raise DocbotError(
+            f"cannot write the index under {root} ({exc}): check that the folder is writable "
+            "and the disk has room (state_dir in the config file sets where it goes)"
+        ) from exc
+
+
+def _write(
+    root: Path,
+    config: Config,
+    snapshots: Mapping[str, CollectionSnapshot],
+    previous: Previous,
+    embedder: Embedder | None,
+    progress: Progress | None,
+) -> Written:
+    entries = []
+    for name, snapshot in snapshots.items():
+        file = f"snapshots/{name}-{fingerprint(snapshot, with_dates=True)}.pickle"
+        kept = previous.stored.get(file)
+        if kept is not None and kept[0] == snapshot:
+            stored = kept[1]  # verified when `previous` was read, and equal to this snapshot
+        else:
+            stored = write_snapshot(root / file, snapshot)
+        entries.append(_collection_entry(snapshot, file, stored))
+    embedded = 0
+    if embedder is not None:
+        vectors, embedded = _write_vectors(root, snapshots, previous, embedder, progress)
+        for entry in entries:
+            entry["vectors"] = vectors[entry["name"]]
+    tokens = _TokenCache(snapshots)
+    sets, built = [], 0
+    for names in collection_sets(config):
+        kind = choose_engine(config.search, sum(snapshots[n].chunk_count for n in names))
+        key = engine_key(kind, names, snapshots)
+        target = root / "engines" / key
+        files = reusable_engine(target, previous.sets.get(key))
+        if files is None:
+            files = build_engine_dir(target, kind, tokens.corpus(names))
+            built += 1
+        sets.append({"collections": list(names), "engine": kind, "key": key, "files": files})
+    generation = generation_of(snapshots, None if embedder is None else embedder.name)
+    manifest = {"format": FORMAT, "tokenizer": TOKENIZER_VERSION, "generation": generation}
+    manifest |= {"collections": entries, "sets": sets}
+    replace_manifest(root, manifest)
+    collect_garbage(root, manifest)
+    return Written(generation, built, len(sets) - built, embedded)
+
+
+def _collection_entry(
+    snapshot: CollectionSnapshot, file: str, stored: tuple[int, str]
+) -> dict[str, Any]:
+    return {
+        "name": snapshot.name,
+        "snapshot": file,
+        "bytes": stored[0],
+        "sha256": stored[1],
+        "chunking": snapshot.chunking,
+        "selection": snapshot.selection,
+        "documents": len(snapshot.files),
+        "chunks": snapshot.chunk_count,
+    }
+
+
+def _write_vectors(
+    root: Path,
+    snapshots: Mapping[str, CollectionSnapshot],
+    previous: Previous,
+    embedder: Embedder,
+    progress: Progress | None,
+) -> tuple[dict[str, dict[str, Any]], int]:
+    """Each collection's vectors entry; a file whose content and model are unchanged is kept,
+    the others are made from the previous rows (by vector key) plus the embedder."""
+    tag = model_tag(embedder)
+    entries: dict[str, dict[str, Any]] = {}
+    todo = []
+    for name, snapshot in snapshots.items():
+        file = f"vectors/{name}-{fingerprint(snapshot, with_dates=False)}-{tag}.npy"
+        kept = previous.vectors.get(file)
+        if kept is not None and _intact(root, kept[1], embedder, snapshot.chunk_count):
+            entries[name] = dict(kept[1])
+        else:
+            todo.append((name, file))
+    if not todo:
+        return entries, 0
+    cache = _previous_rows(root, previous, embedder)
+    plans = {name: plan_vectors(snapshots[name], embedder.dim, cache) for name, _ in todo}
+    total, done = sum(len(plan.missing) for plan in plans.values()), 0
+
+    def step(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress("embedding", done, total)
+
+    if progress is not None:
+        progress("embedding", 0, total)
+    for name, file in todo:
+        matrix = fill(plans[name], embedder, step)
+        size, digest = write_vectors(root / file, matrix)
+        rows, dim = matrix.shape
+        entries[name] = {"file": file, "bytes": size, "sha256": digest, "model": embedder.name}
+        entries[name] |= {"rows": rows, "dim": dim}
+        del plans[name]  # its matrix is on disk: free it before the next collection's
+    return entries, total
+
+
+def _intact(root: Path, entry: Mapping[str, Any], embedder: Embedder, rows: int) -> bool:
+    try:
+        if (entry["model"], entry["rows"], entry["dim"]) != (embedder.name, rows, embedder.dim):
+            return False
+        verify_file(root / entry["file"], int(entry["bytes"]), str(entry["sha256"]))
+    except (IndexNotBuiltError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+def _previous_rows(root: Path, previous: Previous, embedder: Embedder) -> VectorCache:
+    """The rows of the last build's intact vectors files made by this embedder."""
+    cache = VectorCache()
+    for file, (snapshot, entry) in previous.vectors.items():
+        try:
+            if entry.get("model") != embedder.name:
+                continue
+            matrix = read_entry(root, file, entry)
+        except (IndexNotBuiltError, KeyError, TypeError, ValueError):
+            continue  # damaged or foreign: its chunks are embedded again
+        cache.add(collection_chunks(snapshot), matrix)
+    return cache
+
+
+class _TokenCache:
+    """Tokenizes each collection at most once per build, however many sets include it."""
+
+    def __init__(self, snapshots: Mapping[str, CollectionSnapshot]) -> None:
+        self._snapshots = snapshots
+        self._tokens: dict[str, list[list[str]]] = {}
+
+    def corpus(self, names: Sequence[str]) -> list[list[str]]:
+        for name in names:
+            if name not in self._tokens:
+                chunks = set_chunks(self._snapshots, [name])
+                self._tokens[name] = [tokenize(index_text(chunk)) for chunk in chunks]
+        return list(chain.from_iterable(self._tokens[name] for name in sorted(names)))

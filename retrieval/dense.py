@@ -1,0 +1,159 @@
+"""Dense vectors beside BM25: one float32 matrix per collection, a row per chunk in file order.
+
+Scope rule (design.md, rule 2) holds without per-set copies: a chunk's vector depends on its
+own text alone, and a scope is scored over its own collections' matrices only, so a private
+collection changes nothing in another scope's dense scores (fusion, too, normalises within
+the scope's own candidates: retrieval/fusion.py).
+
+Cache: a row's key is the sha256 of the text embedded (`index_text`: the chunk's text with its
+path and headings). A build first reuses a collection's whole file when its content and the
+model are unchanged, and otherwise takes every row whose key the previous build's vectors hold
+(made by the same model), so an unchanged chunk is never embedded twice; only new or changed
+chunks reach the embedder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval.chunks import Chunk
+from retrieval.collections import CollectionSnapshot
+from retrieval.corpus import index_text
+from retrieval.durable import verify_file, write_atomically_from
+from retrieval.embeddings import Embedder, Vectors
+from retrieval.errors import DocbotError, IndexNotBuiltError
+
+# Texts handed to the embedder at once: also how often the progress callback is called.
+EMBED_BATCH = 1024
+Progress = Callable[[int], None]  # called with the number of chunks just embedded
+
+
+def vector_key(chunk: Chunk) -> bytes:
+    return hashlib.sha256(index_text(chunk).encode("utf-8")).digest()
+
+
+def collection_chunks(snapshot: CollectionSnapshot) -> list[Chunk]:
+    return [chunk for record in snapshot.files for chunk in record.chunks]
+
+
+def model_tag(embedder: Embedder) -> str:
+    """A short, file-name-safe tag of the model: part of every vectors file's name."""
+    return hashlib.sha256(f"{embedder.name}\0{embedder.dim}".encode()).hexdigest()[:10]
+
+
+class VectorCache:
+    """Rows the previous build stored, by vector key (only those of the current model)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[bytes, tuple[Vectors, int]] = {}
+
+    def add(self, chunks: Sequence[Chunk], matrix: Vectors) -> None:
+        for row, chunk in enumerate(chunks):
+            self._rows.setdefault(vector_key(chunk), (matrix, row))
+
+    def get(self, key: bytes) -> npt.NDArray[np.float32] | None:
+        found = self._rows.get(key)
+        return None if found is None else found[0][found[1]]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One collection's matrix with its cached rows filled and the rows still to embed."""
+
+    chunks: list[Chunk]
+    matrix: Vectors
+    missing: list[int]
+
+
+def plan_vectors(snapshot: CollectionSnapshot, dim: int, cache: VectorCache) -> Plan:
+    chunks = collection_chunks(snapshot)
+    matrix = np.zeros((len(chunks), dim), dtype=np.float32)
+    missing = []
+    for i, chunk in enumerate(chunks):
+        row = cache.get(vector_key(chunk))
+        if row is None or row.shape != (dim,):
+            missing.append(i)
+        else:
+            matrix[i] = row
+    return Plan(chunks, matrix, missing)
+
+
+def fill(plan: Plan, embedder: Embedder, progress: Progress | None = None) -> Vectors:
+    """Embed the plan's missing rows, a batch at a time; the finished matrix."""
+    for start in range(0, len(plan.missing), EMBED_BATCH):
+        rows = plan.missing[start : start + EMBED_BATCH]
+        vectors = embedder.embed([index_text(plan.chunks[i]) for i in rows])
+        if vectors.shape != (len(rows), plan.matrix.shape[1]):
+            raise DocbotError(
+                f"the embedding model {embedder.name!r} returned vectors of shape "
+                f"{vectors.shape} for {len(rows)} texts, not ({len(rows)}, "
+                f"{plan.matrix.shape[1]}): a broken model install; reinstall docbot, or set "
+                "`retrieval: {dense: false}` in docbot.yml"
+            )
+        plan.matrix[rows] = vectors
+        if progress is not None:
+            progress(len(rows))
+    return plan.matrix
+
+
+def write_vectors(path: Path, matrix: Vectors) -> tuple[int, str]:
+    """Store `matrix` durably as .npy; its size and sha256 for the manifest."""
+    write_atomically_from(path, lambda handle: np.save(handle, matrix, allow_pickle=False))
+    data_size = path.stat().st_size
+    with path.open("rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    return data_size, digest
+
+
+def read_vectors(path: Path, size: int, digest: str, rows: int, dim: int) -> Vectors:
+    """The matrix a manifest entry recorded, memory-mapped; IndexNotBuiltError if it differs."""
+    verify_file(path, size, digest)
+    try:
+        matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise IndexNotBuiltError(f"{path}: unreadable vectors ({exc})") from exc
+    if matrix.dtype != np.float32 or matrix.shape != (rows, dim):
+        raise IndexNotBuiltError(
+            f"{path}: vectors of {matrix.dtype} {matrix.shape}, not float32 ({rows}, {dim})"
+        )
+    return matrix  # type: ignore[no-any-return]
+
+
+class DenseScorer:
+    """Cosine scores of a query against the chunks of a set of collections, in set order."""
+
+    def __init__(self, embedder: Embedder, matrices: Mapping[str, Vectors]) -> None:
+        self._embedder = embedder
+        self._matrices = dict(matrices)
+
+    @property
+    def model(self) -> str:
+        return self._embedder.name
+
+    def embed_query(self, query: str) -> npt.NDArray[np.float32]:
+        vector: npt.NDArray[np.float32] = self._embedder.embed([query])[0]
+        return vector
+
+    def scores(self, names: Sequence[str], query: npt.NDArray[np.float32]) -> Vectors:
+        """One score per chunk of `names` (collections by name, rows in file order)."""
+        parts = [self._matrices[name] @ query for name in sorted(names)]
+        if not parts:
+            return np.zeros(0, dtype=np.float32)
+        return np.concatenate(parts).astype(np.float32, copy=False)
+
+
+def read_entry(root: Path, file: str, entry: Mapping[str, Any]) -> npt.NDArray[np.float32]:
+    return read_vectors(
+        root / file,
+        int(entry["bytes"]),
+        str(entry["sha256"]),
+        int(entry["rows"]),
+        int(entry["dim"]),
+    )

@@ -1,0 +1,109 @@
+"""Fusing the BM25 ranking of a scope with its dense scores into one ranking.
+
+The candidates are the scope's BM25 top `depth` and its dense top `depth`; nothing outside the
+scope takes part, and every normalisation is over the candidates alone, so scores stay
+scope-local. A question that shares no word with the scope (BM25 finds nothing) gets no
+hits, as without dense vectors: static embeddings make any two texts somewhat similar, so
+dense alone would always return something, and refusing is the evidence side's job only when
+it has something to judge. Weighted score fusion and reciprocal rank fusion
+(`reciprocal_rank`) are compared, and the weight fit, on a training split by
+benchmarks/dense_fusion.py (numbers and splits in docs/performance.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Ranked = list[tuple[int, float]]  # (position in the scope's set, score), best first
+
+# The weight on dense scores, and how many of each side's best take part. Provisional: the
+# issue's measurement (about 0.3), until benchmarks/dense_fusion.py fits it on a training split.
+DENSE_WEIGHT = 0.3
+DEPTH = 50
+RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al.)
+
+
+def dense_top(scores: npt.NDArray[np.float32], depth: int) -> npt.NDArray[np.int64]:
+    """Positions of the `depth` best dense scores, best first, ties by position."""
+    if depth <= 0 or len(scores) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if len(scores) > depth:
+        cut = np.partition(scores, len(scores) - depth)[len(scores) - depth]
+        positions = np.flatnonzero(scores >= cut)
+    else:
+        positions = np.arange(len(scores))
+    order = np.lexsort((positions, -scores[positions]))[:depth]
+    return positions[order].astype(np.int64)
+
+
+def weighted(
+    lexical: Ranked,
+    dense: npt.NDArray[np.float32],
+    k: int,
+    weight: float = DENSE_WEIGHT,
+    depth: int = DEPTH,
+) -> Ranked:
+    """(1 - weight) x min-max(BM25) + weight x min-max(dense), over the candidates.
+
+    A BM25 score normalises over the BM25 candidates (a candidate BM25 did not return counts
+    0); a dense score over all candidates (each has an exact one). A flat side (one value)
+    counts 1 for BM25's own candidates and 0 for dense. Every BM25 candidate is kept; one found
+    by dense alone only if its fused score is positive. Ties go to the earlier position.
+    """
+    if not lexical:
+        return []
+    candidates, lexical_part = _candidates(lexical, dense, depth)
+    dense_part = _min_max(dense[candidates], flat=0.0)
+    fused = (1.0 - weight) * lexical_part + weight * dense_part
+    from_lexical = np.isin(candidates, [position for position, _ in lexical[:depth]])
+    keep = from_lexical | (fused > 0)
+    return _best(candidates[keep], fused[keep], k)
+
+
+def reciprocal_rank(
+    lexical: Ranked, dense: npt.NDArray[np.float32], k: int, depth: int = DEPTH
+) -> Ranked:
+    """Sum over the two rankings of 1 / (RRF_K + rank); for comparison with `weighted`."""
+    if not lexical:
+        return []
+    scores: dict[int, float] = {}
+    for rank, (position, _) in enumerate(lexical[:depth], 1):
+        scores[position] = scores.get(position, 0.0) + 1.0 / (RRF_K + rank)
+    for rank, position in enumerate(dense_top(dense, depth).tolist(), 1):
+        scores[position] = scores.get(position, 0.0) + 1.0 / (RRF_K + rank)
+    positions = np.array(list(scores), dtype=np.int64)
+    return _best(positions, np.array(list(scores.values()), dtype=np.float64), k)
+
+
+def _candidates(
+    lexical: Ranked, dense: npt.NDArray[np.float32], depth: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The candidate positions, sorted, and their min-max normalised BM25 scores."""
+    lexical = lexical[:depth]
+    found = {position: score for position, score in lexical}
+    if bool(np.any(dense)):  # a query without a vector (no tokens) adds no dense candidates
+        for position in dense_top(dense, depth).tolist():
+            found.setdefault(position, np.nan)
+    positions = np.array(sorted(found), dtype=np.int64)
+    raw = np.array([found[p] for p in positions.tolist()], dtype=np.float64)
+    known = ~np.isnan(raw)
+    normalised = np.zeros(len(raw), dtype=np.float64)
+    normalised[known] = _min_max(raw[known], flat=1.0)
+    return positions, normalised
+
+
+def _min_max(values: npt.NDArray[Any], flat: float) -> npt.NDArray[np.float64]:
+    wide = values.astype(np.float64)
+    low, high = float(wide.min()), float(wide.max())
+    if high - low <= 0:
+        return np.full(len(wide), flat, dtype=np.float64)
+    normalised: npt.NDArray[np.float64] = (wide - low) / (high - low)
+    return normalised
+
+
+def _best(positions: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], k: int) -> Ranked:
+    order = np.lexsort((positions, -scores))[: max(k, 0)]
+    return [(int(positions[i]), float(scores[i])) for i in order]

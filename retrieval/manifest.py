@@ -1,0 +1,229 @@
+"""The index on disk: the manifest, collection snapshots, engine folders and vectors files.
+
+Layout under `state_dir/index`: `snapshots/` (one pickle per collection and content),
+`engines/` (one folder per collection set and content) and `vectors/` (one .npy per collection,
+content and embedding model) are content-addressed; `manifest.json` names the ones in use, with
+the size and sha256 of every file in them, and is replaced atomically, last, once everything it
+names is on disk (fsynced). A crashed build leaves the previous manifest, and so the previous
+index, whole. Load checks every file against the manifest, and a build reuses a file only if it
+still matches: a damaged one is refused at load ("run `docbot index` again") and rewritten by
+the next build, never kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from retrieval.collections import CollectionSnapshot
+from retrieval.config import Config
+from retrieval.durable import (
+    changed_message,
+    folder_files,
+    fsync,
+    verify_folder,
+    write_atomically,
+)
+from retrieval.engines import SCORING_VERSION, EngineKind, build_engine
+from retrieval.errors import IndexNotBuiltError
+
+# 3: the manifest records each file's size and sha256, and engine.json the bm25 counts.
+# 4: a collection may record its dense vectors file.
+FORMAT = 4
+# Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
+TOKENIZER_VERSION = "2"
+MANIFEST = "manifest.json"
+FOLDERS = ("snapshots", "engines", "vectors")
+
+
+def run_index(when: str) -> str:
+    """The fix every index error ends with: `when` is "first", "again", "to add it", ..."""
+    return f"run `docbot index` {when} (with the same --config as this command)"
+
+
+def index_root(config: Config) -> Path:
+    return Path(config.state_dir) / "index"
+
+
+def fingerprint(snapshot: CollectionSnapshot, with_dates: bool) -> str:
+    """Content of one collection: engines depend on paths and bytes, answers also on dates."""
+    digest = hashlib.sha256(f"{snapshot.name}\0{snapshot.chunking}\0{snapshot.selection}".encode())
+    for record in snapshot.files:
+        dated = f"\0{record.updated}" if with_dates else ""
+        digest.update(f"\0{record.path}\0{record.sha256}{dated}".encode())
+    return digest.hexdigest()[:24]
+
+
+def engine_key(kind: str, names: Sequence[str], snaps: Mapping[str, CollectionSnapshot]) -> str:
+    parts = [f"{FORMAT}", TOKENIZER_VERSION, SCORING_VERSION, kind]
+    parts += [f"{name}={fingerprint(snaps[name], with_dates=False)}" for name in names]
+    return f"{kind}-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:24]}"
+
+
+def generation_of(snapshots: Mapping[str, CollectionSnapshot], model: str | None) -> str:
+    """The build's identity: its content, dates and dense model (None: BM25 only)."""
+    parts = [f"{FORMAT}", TOKENIZER_VERSION]
+    parts += [
+        f"{name}={fingerprint(snapshots[name], with_dates=True)}" for name in sorted(snapshots)
+    ]
+    if model is not None:
+        parts.append(f"dense={model}")
+    return hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]
+
+
+def build_engine_dir(
+    target: Path, kind: EngineKind, corpus: Sequence[Sequence[str]]
+) -> dict[str, list[int | str]]:
+    """Build into a temporary folder, make it durable, then rename: whole or absent.
+
+    A damaged folder already at `target` is moved aside and removed only once the new one is
+    in place, so a reader never finds the name empty. Returns the folder's recorded files.
+    """
+    temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(temporary, ignore_errors=True)
+    temporary.mkdir()
+    build_engine(kind, corpus, temporary)
+    files = folder_files(temporary)
+    for name in files:
+        fsync(temporary / name)
+    fsync(temporary)
+    damaged = target.with_name(f"{target.name}.damaged-{os.getpid()}")
+    if target.exists():
+        os.rename(target, damaged)
+    os.rename(temporary, target)
+    fsync(target.parent)
+    shutil.rmtree(damaged, ignore_errors=True)
+    return files
+
+
+def reusable_engine(
+    target: Path, previous: Mapping[str, Any] | None
+) -> dict[str, list[int | str]] | None:
+    """The recorded files of an engine folder still on disk as the last manifest described it."""
+    if previous is None or not target.is_dir():
+        return None
+    try:
+        files: dict[str, list[int | str]] = {
+            str(name): [int(size), str(digest)]
+            for name, (size, digest) in previous["files"].items()
+        }
+        verify_folder(target, files)
+    except (IndexNotBuiltError, KeyError, TypeError, ValueError, AttributeError):
+        return None  # damaged, changed or never recorded: rebuilt
+    return files
+
+
+def write_snapshot(path: Path, snapshot: CollectionSnapshot) -> tuple[int, str]:
+    """Store the snapshot durably (replacing whatever is there); return its size and sha256."""
+    data = pickle.dumps(snapshot, protocol=pickle.HIGHEST_PROTOCOL)
+    write_atomically(path, data)
+    return len(data), hashlib.sha256(data).hexdigest()
+
+
+def replace_manifest(root: Path, value: Mapping[str, Any]) -> None:
+    write_atomically(root / MANIFEST, json.dumps(value, indent=1).encode("utf-8"))
+
+
+def collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
+    """Remove files the new manifest no longer names (and crashed leftovers)."""
+    keep = {entry["snapshot"] for entry in manifest["collections"]}
+    keep |= {entry["vectors"]["file"] for entry in manifest["collections"] if "vectors" in entry}
+    keep |= {f"engines/{entry['key']}" for entry in manifest["sets"]}
+    for folder in FOLDERS:
+        for item in (root / folder).iterdir():
+            if f"{folder}/{item.name}" in keep:
+                continue
+            if item.is_dir():
+                shutil.rmtree(item, ignore_errors=True)
+            else:
+                item.unlink(missing_ok=True)
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    fix = run_index("first")
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IndexNotBuiltError(f"no search index in {root}: {fix}") from None
+    except (OSError, ValueError) as exc:
+        raise IndexNotBuiltError(f"the index in {root} is unreadable ({exc}): {fix}") from exc
+    if not isinstance(manifest, dict) or (manifest.get("format"), manifest.get("tokenizer")) != (
+        FORMAT,
+        TOKENIZER_VERSION,
+    ):
+        raise IndexNotBuiltError(
+            f"the index in {root} was built by an incompatible docbot version: {fix}"
+        )
+    return manifest
+
+
+def read_snapshot(root: Path, entry: Mapping[str, Any]) -> CollectionSnapshot:
+    """The snapshot a manifest entry names, if its bytes are the ones the build wrote."""
+    path = root / entry["snapshot"]
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IndexNotBuiltError(
+            f"{path} is unreadable ({exc.strerror or exc}): {run_index('again')}"
+        ) from exc
+    if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise IndexNotBuiltError(
+            f"the collection snapshot is damaged "
+            f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
+        )
+    try:
+        snapshot = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
+        # Bytes as written but unloadable: a docbot version whose classes differ wrote them.
+        raise IndexNotBuiltError(f"{path} is unreadable ({exc}): {run_index('again')}") from exc
+    if not isinstance(snapshot, CollectionSnapshot):
+        raise IndexNotBuiltError(f"{path} is not a collection snapshot: {run_index('again')}")
+    return snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """What the last build left that is still intact, for the next build to reuse."""
+
+    snapshots: dict[str, CollectionSnapshot]  # by collection: its unchanged files are not read
+    stored: dict[str, tuple[CollectionSnapshot, tuple[int, str]]]  # snapshot file -> (it, size/sha)
+    sets: dict[str, Mapping[str, Any]]  # engine key -> manifest entry (files checked on reuse)
+    # vectors file -> (the snapshot whose chunks its rows are, its manifest entry): checked
+    # when read, which happens only if some collection's vectors cannot be reused whole.
+    vectors: dict[str, tuple[CollectionSnapshot, Mapping[str, Any]]]
+
+    @classmethod
+    def empty(cls) -> Previous:
+        return cls({}, {}, {}, {})
+
+
+def read_previous(root: Path) -> Previous:
+    """The last manifest's snapshots that still match it; a damaged one is left out, so its
+    collection is read again and its file rewritten."""
+    try:
+        manifest = read_manifest(root)
+        entries, sets = list(manifest["collections"]), list(manifest["sets"])
+    except (IndexNotBuiltError, KeyError, TypeError):
+        return Previous.empty()
+    found = Previous.empty()
+    for entry in entries:
+        try:
+            snapshot = read_snapshot(root, entry)
+            found.stored[entry["snapshot"]] = (snapshot, (int(entry["bytes"]), entry["sha256"]))
+        except (IndexNotBuiltError, KeyError, TypeError, ValueError):
+            continue
+        found.snapshots[snapshot.name] = snapshot
+        vectors = entry.get("vectors")
+        if isinstance(vectors, dict) and isinstance(vectors.get("file"), str):
+            found.vectors[vectors["file"]] = (snapshot, vectors)
+    for entry in sets:
+        if isinstance(entry, dict) and "key" in entry:
+            found.sets[str(entry["key"])] = entry
+    return found

@@ -24,6 +24,7 @@ from bot.events import Reaction, Turn, mentions, parse_reaction, parse_turn
 from bot.live import Answerer, Live, LiveRuntime
 from bot.render import (
     Message,
+    mrkdwn,
     post_kwargs,
     render_answer,
     render_error,
@@ -407,7 +408,7 @@ async def _pending_reason(store: AnswerStore, turn: Turn) -> int | None:
 
 def _plain_message(text: str) -> Message:
     """A fixed docbot sentence (no document or user text, so nothing to escape)."""
-    section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    section = {"type": "section", "text": mrkdwn(text)}
     return Message(text=text, blocks=(section,))
 
 

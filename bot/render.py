@@ -1,7 +1,8 @@
 """Block Kit rendering: answers, help and errors as Slack messages that stay inside Slack's limits.
 
-Pure functions. All text from documents, models or users is escaped here and links come only
-from `Source.url`, so a reply can never ping a channel, mention someone or forge a link.
+Pure functions. All text from documents, models or users is escaped here, every mrkdwn text
+object is `verbatim`, and links come only from `Source.url`, so a reply can never ping a
+channel, mention someone, forge a link or have Slack link a bare URL from a document.
 """
 
 from __future__ import annotations
@@ -348,9 +349,16 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
 
 
+def mrkdwn(text: str) -> dict[str, Any]:
+    """A mrkdwn text object, `text` already escaped. `verbatim` stops Slack from linking bare
+    URLs and channel names by itself, so the only links are the `<url|label>`s written here
+    from `Source.url` (plain_text objects are never linked and take no `verbatim`)."""
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
 def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    return {"type": "section", "text": mrkdwn(text)}
 
 
 def _context(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
+    return {"type": "context", "elements": [mrkdwn(text)]}

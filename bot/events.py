@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from retrieval.text.slack import markup_words
+
 # Message subtypes that are still a person writing to docbot; the rest (edits, deletions, joins,
 # bot messages, ...) are acknowledged and ignored.
 QUESTION_SUBTYPES = frozenset({None, "thread_broadcast", "file_share"})
 _SKIN_TONE = re.compile(r"::skin-tone-\d$")
-# Slack's markup in message text: <@U..|name>, <#C..|name>, <!here>, <url|label>, <url>.
-_MARKUP = re.compile(r"<([^<>\s][^<>]*)>")
 
 
 class _Slice(BaseModel):
@@ -134,26 +134,8 @@ def question_text(text: str, bot_user_id: str | None) -> str:
     (other mentions, channel links, @here, links) turned into words, Slack's escaping undone."""
     if bot_user_id is not None:
         text = re.sub(_mention_pattern(bot_user_id), " ", text)
-    # Before unescaping: a `<` the person typed arrives as `&lt;` and is never markup.
-    text = _MARKUP.sub(_plain, text)
-    # Slack escapes exactly these three in message text; `&amp;` last so `&amp;lt;` stays `&lt;`.
-    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    text = markup_words(text)
     return re.sub(r"[ \t]{2,}", " ", text).strip()
-
-
-def _plain(match: re.Match[str]) -> str:
-    """One `<...>` of Slack markup as the words it stands for in a search query."""
-    target, _, label = match.group(1).partition("|")
-    if target.startswith("@"):
-        # Who was cc'd or quoted says nothing about the documents; their name would only
-        # steer the search towards pages that happen to mention it.
-        return ""
-    if target.startswith("#"):
-        return f"#{label}" if label else ""
-    if target.startswith("!"):
-        # @here/@channel/@everyone and user groups are pings; a date keeps its fallback text.
-        return label if target.startswith("!date^") else ""
-    return label or target  # a link: its label, else the URL itself
 
 
 def _mention_pattern(user_id: str) -> str:

@@ -20,6 +20,7 @@ from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_
 from grounding.schema import GroundedClaim, GroundedResponse
 from retrieval.text import ANSWER_TERMS, CJK, light_stem, normalize_text
 from retrieval.text.markup import BULLET, LIST_MARKER, NUMBERED
+from retrieval.text.slack import markup_words
 from retrieval.text.tokenizer import JOINED_WORD
 from retrieval.text.words import QUESTION_STOPWORDS
 
@@ -350,16 +351,15 @@ def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-# Slack markup (`<@U0BOB>`, `<#C0DEV|dev>`, `<!here>`) and "@alice" / "cc @bob" address people,
-# not the docs. A question arrives with them from the CLI and other callers too.
-_SLACK_MARKUP = re.compile(r"<[@#!][^>]*>")
+# "@alice" / "cc @bob" address people, not the docs. A question arrives with them, and with
+# Slack markup (`<@U0BOB>`, `<!here>`), from the CLI and other callers too.
 _HANDLE = re.compile(r"(?:\bcc:?\s*)?(?<![\w.@])@\w[\w.\-]*(?<![.\-])", re.IGNORECASE)
 
 
 def asked(question: str, pool: Sequence[Candidate]) -> str:
     """The question without the people it addresses: an `@name` counts only when some evidence
     holds it (a decorator such as `@cached_property`), since a handle is a name no doc has."""
-    text = _SLACK_MARKUP.sub(" ", question)
+    text = markup_words(question)
     if "@" not in text:
         return " ".join(text.split())
     evidence = {m.lower() for c in pool for m in re.findall(r"@\w[\w.\-]*", c.unit.text)}

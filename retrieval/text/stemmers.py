@@ -10,6 +10,7 @@ import threading
 import Stemmer
 
 from retrieval.text.scripts import CYRILLIC
+from retrieval.text.words import NEGATIONS
 
 
 class SnowballStemmer:
@@ -61,7 +62,19 @@ def light_stem(word: str) -> str:
 @functools.lru_cache(maxsize=1 << 16)
 def fold_word(word: str) -> str:
     """The verifier's light suffix folding so inflections meet: retries/retry,
-    configured/configure, boxes/box (casefolded words)."""
+    configured/configure, boxes/box (casefolded words).
+
+    Negations are kept apart, since the verifier anchors each one: a negation folds to itself
+    ("none" no longer becomes "non"), and a word that is none never folds into one ("note",
+    "notes", "noted" and "noting" meet at `not_`, not at `not`).
+    """
+    if word in NEGATIONS:
+        return word
+    folded = _fold(word)
+    return folded + "_" if folded in NEGATIONS else folded
+
+
+def _fold(word: str) -> str:
     if len(word) <= 3:
         return word
     for suffix, replacement in (

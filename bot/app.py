@@ -13,26 +13,27 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_bolt.middleware.request_verification.async_request_verification import (
     AsyncRequestVerification,
 )
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-    AsyncServerErrorRetryHandler,
-)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
 from bot.live import Live, LiveRuntime, Reload
 from bot.policy import ChannelPolicy, slack_channel_lookup
+from bot.retries import RATE_LIMIT_RETRIES, SERVER_ERROR_RETRIES, RetryPolicy
 from bot.settings import Settings
 from bot.store import AnswerStore
 from retrieval.config import Config
 
-__all__ = ["Answerer", "InFlight", "build_app", "make_slack_client"]
+__all__ = [
+    "RATE_LIMIT_RETRIES",
+    "SERVER_ERROR_RETRIES",
+    "Answerer",
+    "InFlight",
+    "RetryPolicy",
+    "build_app",
+    "make_slack_client",
+]
 
 SLACK_API_URL = "https://slack.com/api/"
-# Slack asks clients to wait Retry-After on 429; two tries cover a burst without stalling a reply.
-RATE_LIMIT_RETRIES = 2
-SERVER_ERROR_RETRIES = 2
 
 
 BOLT_LOGGER = "docbot.slack.bolt"
@@ -63,16 +64,13 @@ def _filter_bolt_logs(*names: str) -> None:
             logger.addFilter(BoltLogFilter())
 
 
-def make_slack_client(settings: Settings) -> AsyncWebClient:
-    """The Web API client: `DOCBOT_SLACK_API_URL` when set, retrying 429s and 5xx."""
+def make_slack_client(settings: Settings, retry: RetryPolicy | None = None) -> AsyncWebClient:
+    """The Web API client: `DOCBOT_SLACK_API_URL` when set, retrying 429s and 5xx (`retry`:
+    slack_sdk's backoff and Slack's Retry-After unless a test passes its own waiting)."""
     return AsyncWebClient(
         token=settings.bot_token(),
         base_url=settings.slack_api_url or SLACK_API_URL,
-        retry_handlers=[
-            AsyncConnectionErrorRetryHandler(),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=RATE_LIMIT_RETRIES),
-            AsyncServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
-        ],
+        retry_handlers=(retry or RetryPolicy()).handlers(),
         logger=logging.getLogger("docbot.slack.client"),
     )
 
@@ -86,6 +84,7 @@ def build_app(
     client: AsyncWebClient | None = None,
     policy: ChannelPolicy | None = None,
     in_flight: InFlight | None = None,
+    retry: RetryPolicy | None = None,
     reload: Reload | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
@@ -97,7 +96,7 @@ def build_app(
     """
     settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
     signing_secret = "" if settings.socket_mode else settings.signing_secret()
-    client = client or make_slack_client(settings)
+    client = client or make_slack_client(settings, retry)
     _filter_bolt_logs(BOLT_LOGGER)  # before AsyncApp, which logs the token warning on it
     app = AsyncApp(
         client=client,

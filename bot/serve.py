@@ -22,6 +22,7 @@ from bot.app import build_app
 from bot.inbound import Verdict, check_body, check_signed
 from bot.listeners import Answerer, InFlight
 from bot.live import Reload
+from bot.retries import RetryPolicy
 from bot.settings import Settings, SettingsError
 from bot.socket_mode import SocketModeConnection
 from bot.store import AnswerStore
@@ -93,12 +94,16 @@ async def run_serve(
     port: int,
     host: str = "0.0.0.0",
     reload: Reload | None = None,
+    retry: RetryPolicy | None = None,
 ) -> None:
     """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens.
 
-    With `reload`, changes to docbot.yml and the index apply from the next question."""
+    With `reload`, changes to docbot.yml and the index apply from the next question. `retry`
+    is how the Web API client waits between tries (slack_sdk's backoff unless a test says)."""
     in_flight = InFlight()
-    app = build_app(settings, answerer, store, config=config, in_flight=in_flight, reload=reload)
+    app = build_app(
+        settings, answerer, store, config=config, in_flight=in_flight, reload=reload, retry=retry
+    )
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
     if identity.get("team_id") not in config.teams:

@@ -29,10 +29,6 @@ from tests.bot.harness import (
     with_channels,
 )
 
-# Long enough for a duplicate delivery to have been (not) answered.
-SETTLE_SECONDS = 0.4
-
-
 Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]
 
 

@@ -33,7 +33,7 @@ class Call:
 @dataclass
 class _Failure:
     status: int
-    retry_after: int | None
+    retry_after: int | str | None  # a str is sent as it is: Retry-After that is not a number
     remaining: int
     body: str | None = None  # instead of Slack's JSON, e.g. a proxy's HTML error page
     content_type: str = "text/html"
@@ -63,7 +63,7 @@ class FakeSlack:
         self.channels[channel_id] = {"id": channel_id, **properties}
 
     def fail_next(
-        self, method: str, status: int, count: int = 1, retry_after: int | None = None,
+        self, method: str, status: int, count: int = 1, retry_after: int | str | None = None,
         *, body: str | None = None, content_type: str = "text/html",
     ) -> None:  # fmt: skip
         """The next `count` calls of `method` get HTTP `status` (429 with Retry-After, or 5xx);

@@ -5,6 +5,7 @@ Payloads come from tests/bot/payloads.py (shaped like real deliveries), so no ..
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -19,7 +20,7 @@ from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.async_app import AsyncApp
 
-from bot.app import Answerer, InFlight, build_app
+from bot.app import Answerer, InFlight, RetryPolicy, build_app
 from bot.live import Reload
 from bot.serve import http_app
 from bot.settings import Settings
@@ -93,11 +94,37 @@ async def post_event(
         return response.status, await response.text()
 
 
+class RecordedWaits:
+    """A RetryPolicy `sleep` that records each wait the Web API client asks for and returns at
+    once: a retry test checks the wait (Retry-After honoured) without spending it."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+        await asyncio.sleep(0)
+
+
+def instant_retries() -> tuple[RetryPolicy, RecordedWaits]:
+    """slack_sdk's backoff and Slack's Retry-After, recorded instead of slept."""
+    waits = RecordedWaits()
+    return RetryPolicy(sleep=waits), waits
+
+
 @dataclass
 class RunningApp:
     app: AsyncApp
     url: str
     session: aiohttp.ClientSession
+    in_flight: InFlight
+    waits: RecordedWaits  # what the Web API client's retries asked to wait, in seconds
+
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Until every handler started so far has finished (the drain `docbot serve` uses on
+        shutdown): what a duplicate delivery was going to do, it has done."""
+        await self.in_flight.drain(timeout)
+        assert self.in_flight.pending() == 0, f"handlers still running after {timeout}s"
 
     async def send(
         self,
@@ -136,9 +163,18 @@ async def running_app(
     *, reload: Reload | None = None, in_flight: InFlight | None = None,
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them;
-    `in_flight` lets a test wait until every handler has finished (its drain)."""
+    `in_flight` lets a test wait until every handler has finished (its drain). The Web API
+    client's retries do not sleep: `RunningApp.waits` records what they asked for."""
+    in_flight = in_flight or InFlight()
+    retry, waits = instant_retries()
     app = build_app(
-        settings_for(slack), answerer, store, config=config, reload=reload, in_flight=in_flight
+        settings_for(slack),
+        answerer,
+        store,
+        config=config,
+        reload=reload,
+        in_flight=in_flight,
+        retry=retry,
     )
     runner = web.AppRunner(http_app(app, SIGNING_SECRET), access_log=None)
     await runner.setup()
@@ -147,7 +183,8 @@ async def running_app(
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
         async with aiohttp.ClientSession() as session:
-            yield RunningApp(app, f"http://127.0.0.1:{port}/slack/events", session)
+            url = f"http://127.0.0.1:{port}/slack/events"
+            yield RunningApp(app, url, session, in_flight, waits)
     finally:
         await runner.cleanup()
 

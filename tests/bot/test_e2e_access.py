@@ -4,8 +4,6 @@ workspaces are ignored, and a channel that cannot be looked up fails closed.
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from bot.app import Answerer
@@ -13,7 +11,6 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import CANARY, PAYMENTS_CHANNEL
 from tests.bot.e2e import (
-    SETTLE_SECONDS,
     ask,
     reply_text,
     run,
@@ -60,7 +57,7 @@ def test_app_ignores_unconfigured_teams(
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         body = ask(slack, "how do I roll back?", GENERAL, "5.000100", team="T0ELSEWHERE")
         assert (await app.send(body))[0] == 200
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert [c.method for c in slack.calls if c.method != "auth.test"] == []
 
     run(config, answerer, store, scenario)

@@ -19,7 +19,6 @@ from retrieval.config import Config
 from retrieval.index import Index
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import (
-    SETTLE_SECONDS,
     ExplodingAnswerer,
     ask,
     posted_ts,
@@ -88,7 +87,7 @@ def test_app_store_failure_on_a_reaction_is_logged_not_raised(
         as_message["event"].update(type="message", channel_type="channel")
         await app.send(as_message)
         await until(lambda: len(_errors(caplog, "docbot.slack")) >= 2)
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
 
     with caplog.at_level(logging.ERROR):
         run(config, answerer, broken, scenario)

@@ -15,7 +15,6 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import (
-    SETTLE_SECONDS,
     RecordingAnswerer,
     ask,
     reply_text,
@@ -50,7 +49,7 @@ def test_app_wrong_reaction_reason_and_removal_round_trip(
         await app.send(x, retry=1)  # the same event again changes nothing
         await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX2"))
         await app.send(reaction(True, "tada", channel=GENERAL, item_ts=reply_ts, event_id="EvT"))
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert len(slack.calls_to("chat.postEphemeral")) == 1
         (entry,) = store.feedback_entries(wrong_only=False)
         assert (entry.kind, entry.emoji, entry.user) == ("wrong", "x", ASKER)
@@ -88,7 +87,7 @@ def test_app_reason_arriving_as_message_and_mention_is_saved_once(
         await app.send(as_message)
         await app.send(as_mention)
         acks = await slack.wait_for("chat.postMessage", 2)
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert len(slack.calls_to("chat.postMessage")) == 2
         assert "saved that with the report" in reply_text(acks[1])
         (entry,) = store.feedback_entries(wrong_only=True)
@@ -121,7 +120,7 @@ def test_app_reason_after_a_restart_is_saved_not_answered(
                     await app.send(ask(slack, "step 3 now needs --force", GENERAL, "16.000300",
                                        thread_ts="16.000100"))  # fmt: skip
                     (_, ack) = await slack.wait_for("chat.postMessage", 2)
-                    await asyncio.sleep(SETTLE_SECONDS)
+                    await app.settle()
                 report = io.StringIO()
                 feedback_command(reopened, wrong_only=True, fmt="json", out=report)
                 questions = reopened.thread_questions(TEAM, GENERAL, "16.000100")
@@ -168,7 +167,7 @@ def test_app_removed_wrong_mark_makes_the_next_reply_a_question(
         await app.send(as_mention)
         (_, answer) = await slack.wait_for("chat.postMessage", 2)
         await slack.wait_for("reactions.remove", 2)
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert len(slack.calls_to("chat.postMessage")) == 2
         assert "Sources" in reply_text(answer)
         assert "saved that with the report" not in reply_text(answer)
@@ -195,7 +194,7 @@ def test_app_redelivered_reaction_after_its_removal_changes_nothing(
         await app.send(reaction(False, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvR20"))
         await until(lambda: store.feedback_entries(wrong_only=False) == ())
         await app.send(added, retry=1)
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert store.feedback_entries(wrong_only=False) == ()
         assert len(slack.calls_to("chat.postEphemeral")) == 1
 

@@ -13,7 +13,6 @@ from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import PAYMENTS_CHANNEL, TEAM
 from tests.bot.e2e import (
-    SETTLE_SECONDS,
     RecordingAnswerer,
     ask,
     posted_ts,
@@ -82,7 +81,7 @@ def test_app_redelivery_and_restart_do_not_double_the_reply(
                 async with running_app(slack, config, answerer, reopened) as app:
                     assert (await app.send(body, retry=2))[0] == 200
                     assert (await app.send({**body, "event_id": "EvOTHER"}))[0] == 200
-                    await asyncio.sleep(SETTLE_SECONDS)
+                    await app.settle()
             finally:
                 reopened.close()
             assert len(slack.calls_to("chat.postMessage")) == 1
@@ -177,7 +176,7 @@ def test_app_acknowledges_events_it_does_not_act_on(
                         user=slack.bot_user_id)  # fmt: skip
         for body in (edited, from_bot, joined, on_other, mine):
             assert (await app.send(body))[0] == 200
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert [c.method for c in slack.calls if c.method != "auth.test"] == []
 
     run(config, answerer, store, scenario)

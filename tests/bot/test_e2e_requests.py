@@ -4,7 +4,6 @@ challenge, and what a rejected request leaves in the logs.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
@@ -15,7 +14,6 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.e2e import (
-    SETTLE_SECONDS,
     ask,
     run,
 )
@@ -35,7 +33,7 @@ def test_app_rejects_bad_signature_and_stale_timestamp(
         body = ask(slack, "how do I roll back?", GENERAL, "3.000100")
         assert (await app.send(body, secret="not-the-secret"))[0] == 401
         assert (await app.send(body, timestamp=int(time.time()) - 6 * 60))[0] == 401
-        await asyncio.sleep(SETTLE_SECONDS)
+        await app.settle()
         assert slack.calls == []
         assert store.claim_event("Ev3000100")  # rejected requests never reached the listeners
 

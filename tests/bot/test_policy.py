@@ -17,6 +17,7 @@ from bot.settings import Settings
 from retrieval.config import Config
 from retrieval.scopes import ConversationKind
 from tests.bot.fake_slack import FakeSlack
+from tests.bot.harness import instant_retries
 
 PUBLIC = ("handbook",)
 BOTH = ("handbook", "payments")
@@ -211,14 +212,16 @@ def test_policy_rate_limited_or_failing_lookup_through_the_real_client_fails_clo
         try:
             slack.set_channel("C0PAYMENTS", is_channel=True, is_private=True)
             slack.set_channel("C0GENERAL", is_channel=True)
+            retry, waits = instant_retries()  # slack_sdk's backoff, recorded, not slept
             client = make_slack_client(Settings(slack_bot_token=SecretStr(slack.token),
-                                                slack_api_url=slack.url))  # fmt: skip
+                                                slack_api_url=slack.url), retry)  # fmt: skip
             policy = ChannelPolicy(config, slack_channel_lookup(client))
             retries = RATE_LIMIT_RETRIES if status == 429 else SERVER_ERROR_RETRIES
             slack.fail_next("conversations.info", status, 1 + retries, retry_after)
             payments = await policy.scope_for("T0DOCBOT", "C0PAYMENTS", None)
             assert (payments.kind, payments.collections) == (ConversationKind.UNKNOWN, ())
             assert len(slack.calls_to("conversations.info")) == 1 + retries  # it did retry
+            assert len(waits.seconds) == retries  # and waited before each retry
             slack.fail_next("conversations.info", status, 1 + retries, retry_after)
             general = await policy.scope_for("T0DOCBOT", "C0GENERAL", None)
             assert (general.kind, general.collections) == (ConversationKind.UNKNOWN, PUBLIC)

@@ -90,7 +90,18 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the Slack app")
     _config_option(serve)
-    serve.add_argument("--port", type=int, default=3000, help="HTTP port (default 3000)")
+    serve.add_argument(
+        "--host",
+        default=None,
+        help="HTTP mode: the address to listen on (default: serve.host in docbot.yml, else "
+        "127.0.0.1; use 0.0.0.0 in a container)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help="HTTP mode: the port (default: serve.port in docbot.yml, else 3000)",
+    )
     serve.set_defaults(run=_serve)
 
     feedback = commands.add_parser("feedback", help="list feedback on answers")
@@ -284,7 +295,10 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     reload = Reload(config_path, load_pipeline)
     store = SQLiteAnswerStore(store_path(config))
     try:
-        asyncio.run(run_serve(config, settings, pipeline, store, port=args.port, reload=reload))
+        serving = run_serve(
+            config, settings, pipeline, store, host=args.host, port=args.port, reload=reload
+        )
+        asyncio.run(serving)
     finally:
         store.close()
     return 0

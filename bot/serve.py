@@ -91,13 +91,14 @@ async def run_serve(
     answerer: Answerer,
     store: AnswerStore,
     *,
-    port: int,
-    host: str = "0.0.0.0",
+    port: int | None = None,
+    host: str | None = None,
     reload: Reload | None = None,
     retry: RetryPolicy | None = None,
 ) -> None:
     """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens.
 
+    `host` and `port` (HTTP mode only) default to `serve:` in docbot.yml, read at start-up.
     With `reload`, changes to docbot.yml and the index apply from the next question. `retry`
     is how the Web API client waits between tries (slack_sdk's backoff unless a test says)."""
     in_flight = InFlight()
@@ -115,9 +116,16 @@ async def run_serve(
         )  # fmt: skip
     try:
         if settings.socket_mode:
+            if host is not None or port is not None:
+                log.warning(
+                    "Socket Mode connects out to Slack and listens on no port: --host and "
+                    "--port apply to HTTP mode only and are not used"
+                )
             await _serve_socket_mode(app, settings.app_token())
         else:
-            await _serve_http(app, settings.signing_secret(), host, port)
+            listen_host = config.serve.host if host is None else host
+            listen_port = config.serve.port if port is None else port
+            await _serve_http(app, settings.signing_secret(), listen_host, listen_port)
     finally:
         await _drain(in_flight, DRAIN_SECONDS)
 
@@ -150,7 +158,8 @@ async def _serve_http(app: AsyncApp, signing_secret: str, host: str, port: int) 
             await site.start()
         except OSError as exc:
             raise DocbotError(
-                f"cannot listen on {host}:{port} ({exc.strerror}): pick another --port"
+                f"cannot listen on {host}:{port} ({exc.strerror}): pick another port "
+                "(--port, or serve.port in docbot.yml), or another --host"
             ) from exc
         log.info("listening for Slack events on http://%s:%d%s", host, port, EVENTS_PATH)
         await asyncio.Event().wait()  # until cancelled
@@ -165,7 +174,7 @@ async def _serve_socket_mode(app: AsyncApp, app_token: str) -> None:
     connection = SocketModeConnection(app, app_token, await _socket_url(app.client, app_token))
     try:
         await connection.connect()
-        log.info("connected to Slack over Socket Mode")
+        log.info("connected to Slack over Socket Mode (nothing listens on this machine)")
         await asyncio.Event().wait()  # until cancelled
     finally:
         await connection.close()

@@ -116,6 +116,14 @@ class RetrievalConfig(_Model):
     dense: bool = True
 
 
+class ServeConfig(_Model):
+    """Where `docbot serve` listens in HTTP mode (Socket Mode listens nowhere). Loopback unless
+    asked: a reverse proxy on the same machine reaches it, nothing else can (docs/slack.md)."""
+
+    host: str = Field(default="127.0.0.1", pattern=r"^[A-Za-z0-9.:-]+$")
+    port: int = Field(default=3000, ge=1, le=65535)
+
+
 class FeedbackConfig(_Model):
     wrong: tuple[str, ...] = ("x", "-1", "thumbsdown")
     helpful: tuple[str, ...] = ("white_check_mark", "+1", "thumbsup")
@@ -204,6 +212,7 @@ class Config(_Model):
     search: SearchConfig = SearchConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
     feedback: FeedbackConfig = FeedbackConfig()
+    serve: ServeConfig = ServeConfig()
 
     @field_validator("teams")
     @classmethod

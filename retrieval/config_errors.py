@@ -29,6 +29,7 @@ _REQUIRED = {
 }
 _PATTERNS = {
     "collections[].name": "a letter or digit followed by letters, digits, '_', '.' or '-'",
+    "serve.host": "an IP address or host name to listen on, such as 127.0.0.1 or 0.0.0.0",
 }
 _TYPES = {
     "tuple_type": "must be a list",

@@ -18,7 +18,7 @@ from retrieval.files import Skipped, SourceText, file_dates, find_files, read_so
 from retrieval.tokens import TokenCounter
 
 # Bump when chunk_document's output changes for the same input, so old snapshots are not reused.
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 
 
 @dataclass(frozen=True, slots=True)

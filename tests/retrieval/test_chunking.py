@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.chunking import Block, Heading, chunk_document, parse_document
+from retrieval.blocks import Block, Heading
+from retrieval.chunking import chunk_document, parse_document
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
 from retrieval.config import CollectionConfig
 from retrieval.files import SourceText, find_files, read_source
 from retrieval.tokens import TiktokenCounter, TokenCounter
+from tests.retrieval.exact_lines import assert_exact_lines
 from tests.retrieval.ingest_fakes import WordCounter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
@@ -49,13 +51,6 @@ def _file_lines(path: Path, codec: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", path.read_bytes().decode(codec))
 
 
-def _assert_exact_lines(chunks: Sequence[Chunk], lines: Sequence[str]) -> None:
-    for chunk in chunks:
-        assert 1 <= chunk.start_line <= chunk.end_line <= len(lines), chunk
-        assert chunk.text == "\n".join(lines[chunk.start_line - 1 : chunk.end_line]), chunk
-        assert chunk.text.strip() and not chunk.text.startswith("\n"), chunk
-
-
 def _assert_not_only_headings(chunks: Sequence[Chunk], items: Sequence[object]) -> None:
     heading_lines = {
         n for item in items if isinstance(item, Heading) for n in range(item.start, item.end + 1)
@@ -75,7 +70,7 @@ def test_chunk_document_fixture_chunks_are_exact_file_lines(name: str, budget: i
     chunks = _chunks(name, budget)
 
     assert chunks
-    _assert_exact_lines(chunks, _file_lines(FIXTURES / name, FIXTURE_CODECS[name]))
+    assert_exact_lines(chunks, _file_lines(FIXTURES / name, FIXTURE_CODECS[name]))
     lines = "\n".join(_file_lines(FIXTURES / name, FIXTURE_CODECS[name])).split("\n")
     _assert_not_only_headings(chunks, parse_document(name, lines))
 
@@ -124,34 +119,48 @@ def test_chunk_document_txt_that_looks_like_rest_is_parsed_as_rest() -> None:
 
 
 def test_chunk_document_plain_text_splits_at_paragraphs() -> None:
-    assert _spans(_chunks("notes.txt", 12)) == [(1, 1, ()), (3, 4, ()), (6, 6, ())]
+    assert _spans(_chunks("notes.txt", 20)) == [(1, 1, ()), (3, 4, ()), (6, 6, ())]
+    # A paragraph over the budget is cut between its lines, where a sentence ends.
+    assert _spans(_chunks("notes.txt", 12)) == [(1, 1, ()), (3, 3, ()), (4, 4, ()), (6, 6, ())]
 
 
-def test_chunk_document_never_splits_fences_tables_or_code_blocks() -> None:
-    chunks = _chunks("guide.md", 10)
-    texts = [c.text for c in chunks]
+@pytest.mark.parametrize("budget", [10, 30, 60, 350])
+@pytest.mark.parametrize("name", ["guide.md", "reference.rst"])
+def test_chunk_document_keeps_a_block_whole_while_it_fits(name: str, budget: int) -> None:
+    lines = (FIXTURES / name).read_text(encoding="utf-8").split("\n")
+    chunks = _chunks(name, budget)
 
-    fence = next(t for t in texts if "```python" in t)
-    assert fence.startswith("```python") and fence.endswith("```")
-    assert "client.unfreeze()" in fence and "client.verify(version)" in fence
-    table = next(t for t in texts if "| Region |" in t)
-    assert "| ca-central-1 |" in table
-    indented = next(t for t in texts if "legacy-endpoint" in t)
-    assert "# kept for merchants" in indented
+    for item in parse_document(name, lines):
+        text = "\n".join(lines[item.start : item.end + 1])
+        if isinstance(item, Block) and WordCounter().count(text) <= budget // 2:
+            assert any(text in c.text for c in chunks), text
+
+
+def test_chunk_document_cuts_fences_and_tables_into_well_formed_pieces() -> None:
+    texts = [c.text for c in _chunks("guide.md", 30)]
+
+    python = [t for t in texts if "```python" in t]
+    assert len(python) > 1
+    assert all(t.count("```") % 2 == 0 for t in texts)
+    unfreeze = next(t for t in texts if "client.unfreeze()" in t)
+    assert unfreeze.startswith("```python") and unfreeze.endswith("```")
+    rows = [t for t in texts if "-1 | payments." in t]
+    assert len(rows) > 1
+    assert all("| Region | Endpoint | Primary | Notes |\n|--------|" in t for t in rows)
     nested = next(t for t in texts if "```shell" in t)
     assert "./rotate-key" in nested and nested.rstrip().endswith("```")
-    assert all(t.count("```") % 2 == 0 for t in texts)
 
 
-def test_chunk_document_never_splits_rest_literals_directives_or_tables() -> None:
-    texts = [c.text for c in _chunks("reference.rst", 5)]
+def test_chunk_document_cut_rest_literals_directives_and_tables_keep_their_heads() -> None:
+    texts = [c.text for c in _chunks("reference.rst", 30)]
 
     def holding(fragment: str) -> str:
         return next(t for t in texts if fragment in t)
 
     assert "attempts = 3" in holding(".. code-block:: toml")
     assert "delay = cap" in holding("retried with backoff::")
-    assert "| per_second | 50" in holding("| Limit ")
+    assert holding("| per_second | 50").startswith("+----")
+    assert "| Limit " in holding("| per_second | 50")
     assert "JPY        0" in holding("Currency   Decimals")
 
 
@@ -256,7 +265,8 @@ def _check_corpus(corpus: Path, paths: Sequence[str], budget: int) -> int:
         source = read_source(collection, path, 5_000_000)
         assert isinstance(source, SourceText), source
         chunks = chunk_document("corpus", path, source.text, "", counter, budget)
-        _assert_exact_lines(chunks, _file_lines(corpus / path, "utf-8-sig"))
+        assert_exact_lines(chunks, _file_lines(corpus / path, "utf-8-sig"))
+        assert all(counter.count(c.text) <= budget for c in chunks), path
         total += len(chunks)
     return total
 
@@ -322,7 +332,7 @@ def test_chunk_document_merged_chunks_stay_under_the_budget() -> None:
     assert all(WordCounter().count(c.text) <= 40 for c in chunks)
     # A chunk holding several parts is cited by the section that holds them all.
     assert all(c.heading_path == ("Guide",) for c in chunks if c.text.count("## Part") > 1)
-    _assert_exact_lines(chunks, lines)
+    assert_exact_lines(chunks, lines)
     covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
     assert all(f"Part {n}" in "\n".join(lines[i - 1] for i in covered) for n in range(30))
 

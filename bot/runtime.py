@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.settings import Settings
+from grounding.deadline import Clock
 from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
@@ -35,18 +36,30 @@ def make_generator(answer: AnswerConfig, settings: Settings) -> Generator:
     # Imported here so that the offline path never loads the openai package.
     from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 
-    client = make_openai_client(
-        api_key, settings.openai_base_url, answer.timeout_seconds, answer.max_retries
-    )
     return OpenAIGenerator(
-        client, answer.model, api=answer.api, reasoning_effort=answer.reasoning_effort
+        make_openai_client(api_key, settings.openai_base_url),
+        answer.model,
+        api=answer.api,
+        reasoning_effort=answer.reasoning_effort,
+        timeout_seconds=answer.timeout_seconds,
+        max_retries=answer.max_retries,
     )
 
 
-def make_pipeline(config: Config, index: Index, generator: Generator) -> AnswerPipeline:
+def make_pipeline(
+    config: Config, index: Index, generator: Generator, clock: Clock | None = None
+) -> AnswerPipeline:
+    """`clock` times the answer's deadline (tests pass a fake one; the system clock otherwise)."""
     policy = PackPolicy.from_config(config.answer)
     return AnswerPipeline(
-        index, generator, TiktokenCounter(), policy, url_resolver(config), k=config.answer.k
+        index,
+        generator,
+        TiktokenCounter(),
+        policy,
+        url_resolver(config),
+        k=config.answer.k,
+        deadline_seconds=config.answer.deadline_seconds,
+        clock=clock,
     )
 
 

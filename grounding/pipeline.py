@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from grounding.answer import Answer, AnswerStatus, Omitted, Retrieved, Usage
+from grounding.deadline import Clock, Deadline, SystemClock
 from grounding.evidence import EvidencePacket, PackPolicy, TokenCounter, pack
 from grounding.generators.base import (
     Generation,
@@ -26,6 +27,7 @@ from grounding.schema import GroundedResponse
 from grounding.untrusted import new_nonce
 from grounding.verify import Verification, not_answered_message, unknown_citations, verify
 from retrieval.chunks import Chunk, Hit
+from retrieval.config import DEADLINE_SECONDS
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope
 
@@ -63,6 +65,9 @@ class AnswerPipeline:
         url_for: Callable[[Chunk], str | None],
         k: int = 12,
         logger: logging.Logger | None = None,
+        *,
+        deadline_seconds: float = DEADLINE_SECONDS,
+        clock: Clock | None = None,
     ) -> None:
         self._retriever = retriever
         self._generator = generator
@@ -71,6 +76,8 @@ class AnswerPipeline:
         self._url_for = url_for
         self._k = k
         self._log = logger or logging.getLogger("docbot.pipeline")
+        self._deadline_seconds = deadline_seconds
+        self._clock = clock or SystemClock()
 
     async def answer(
         self,
@@ -86,6 +93,8 @@ class AnswerPipeline:
         `error` answer. Nothing unverified is ever returned.
         """
         question = check_question(question)
+        # From the moment the question arrives: it is the asker's wait that is bounded.
+        deadline = Deadline.start(self._deadline_seconds, self._clock)
         if scope.is_empty:
             return self._finish(_refused(question, scope), scope, hits=0)
         started = time.perf_counter()
@@ -109,11 +118,16 @@ class AnswerPipeline:
         base = _base_answer(question, scope, hits, packet, self._generator.name, timings)
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
-        return self._finish(await self._generate(base, packet, user_id), scope, hits=len(hits))
+        answer = await self._generate(base, packet, user_id, deadline)
+        return self._finish(answer, scope, hits=len(hits))
 
-    async def _generate(self, base: Answer, packet: EvidencePacket, user_id: str | None) -> Answer:
+    async def _generate(
+        self, base: Answer, packet: EvidencePacket, user_id: str | None, deadline: Deadline
+    ) -> Answer:
         started = time.perf_counter()
-        request = GenerationRequest(packet, build_prompt(packet), user_id=user_id)
+        request = GenerationRequest(
+            packet, build_prompt(packet), user_id=user_id, deadline=deadline
+        )
         try:
             first = await self._generator.generate(request)
         except GenerationError as exc:

@@ -24,6 +24,9 @@ from retrieval.links import source_url as source_url
 from retrieval.links import url_resolver as url_resolver
 
 DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
+# How long one answer may take, every model call and retry included. Slack users give up on a bot
+# in well under a minute; a hanging model server must not hold them longer.
+DEADLINE_SECONDS = 45.0
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
 TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")
 
@@ -95,11 +98,22 @@ class AnswerConfig(_Model):
     api: Literal["responses", "chat"] = "responses"
     timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     max_retries: int = Field(default=2, ge=0, le=10)
+    deadline_seconds: float = Field(default=DEADLINE_SECONDS, gt=0, le=600)
     evidence_tokens: int = Field(default=3000, ge=200, le=100_000)
     per_source_limit: int = Field(default=2, ge=1, le=50)
     min_score: float = Field(default=0.0, ge=0)
     neighbours: bool = True
     k: int = Field(default=12, ge=1, le=100)
+
+    @model_validator(mode="after")
+    def _call_fits_the_deadline(self) -> AnswerConfig:
+        if self.timeout_seconds > self.deadline_seconds:
+            raise ValueError(
+                f"timeout_seconds ({self.timeout_seconds:g}) is longer than deadline_seconds "
+                f"({self.deadline_seconds:g}), the most a whole answer may take, so it could "
+                "never be reached: lower timeout_seconds or raise deadline_seconds"
+            )
+        return self
 
 
 class SearchConfig(_Model):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from grounding.answer import Usage
+from grounding.deadline import Deadline
 from grounding.evidence import EvidencePacket
 from grounding.schema import GroundedResponse
 from retrieval.errors import DocbotError
@@ -23,6 +24,9 @@ class GenerationRequest:
     prompt: Prompt
     user_id: str | None = None  # hashed by the generator before it leaves the process
     correction: str | None = None  # on regeneration: the error in the previous response
+    # The answer's one deadline, shared by every call for it (the regeneration too); None: the
+    # generator's own per-call timeout is the only limit.
+    deadline: Deadline | None = None
 
 
 @dataclass(frozen=True, slots=True)

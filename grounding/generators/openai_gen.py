@@ -19,6 +19,7 @@ from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import EasyInputMessageParam, ResponseTextConfigParam
 from openai.types.shared_params import Reasoning, ResponseFormatJSONSchema
 
+from grounding.deadline import Clock, Deadline, SystemClock, retry_wait
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
 from grounding.generators.openai_replies import read_chat_completion, read_response
 from grounding.generators.redaction import Redactor, clip
@@ -31,13 +32,12 @@ SCHEMA_NAME = "grounded_response"
 SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
 
 
-def make_openai_client(
-    api_key: str, base_url: str | None, timeout_seconds: float, max_retries: int
-) -> openai.AsyncOpenAI:
-    """The SDK client with an explicit per-attempt timeout and its own bounded retries.
+def make_openai_client(api_key: str, base_url: str | None) -> openai.AsyncOpenAI:
+    """The SDK client, with the SDK's own retries off.
 
-    The SDK already retries connection errors, 408/409/429 and 5xx with backoff and honours
-    Retry-After, so docbot never loops by hand.
+    The SDK would retry timeouts and connection errors too, each attempt with a full timeout, so
+    a hanging server held an answer for timeout x attempts. OpenAIGenerator retries instead:
+    only 429 and 5xx, and only within the answer's deadline.
     """
     if not api_key.strip():
         raise ConfigError(
@@ -50,13 +50,17 @@ def make_openai_client(
             f"OPENAI_BASE_URL {url!r} is not an http(s) URL: use e.g. http://127.0.0.1:11434/v1"
         )
     # base_url is always passed so the SDK never falls back to reading the environment itself.
-    return openai.AsyncOpenAI(
-        api_key=api_key, base_url=url, timeout=timeout_seconds, max_retries=max_retries
-    )
+    # Every call passes its own timeout: what is left of the answer's deadline.
+    return openai.AsyncOpenAI(api_key=api_key, base_url=url, max_retries=0)
 
 
 class OpenAIGenerator:
-    """Generator backed by an OpenAI (or OpenAI-compatible) model."""
+    """Generator backed by an OpenAI (or OpenAI-compatible) model.
+
+    One call takes at most `timeout_seconds` and never outlasts the request's deadline; a 429
+    or 5xx is retried up to `max_retries` times, after the server's Retry-After (else backoff),
+    when that wait ends before the deadline. Timeouts and connection failures are not retried.
+    """
 
     def __init__(
         self,
@@ -66,6 +70,9 @@ class OpenAIGenerator:
         api: Literal["responses", "chat"] = "responses",
         reasoning_effort: str | None = "low",
         max_output_tokens: int = 2000,
+        timeout_seconds: float = 30.0,
+        max_retries: int = 2,
+        clock: Clock | None = None,
     ) -> None:
         problems = strict_schema_problems(grounded_response_schema())
         if problems:
@@ -79,6 +86,9 @@ class OpenAIGenerator:
         self._api = api
         self._effort = reasoning_effort
         self._max_output_tokens = max_output_tokens
+        self._timeout = timeout_seconds
+        self._max_retries = max_retries
+        self._clock = clock or SystemClock()  # used when a request brings no deadline
         self._redact = Redactor((client.api_key,))
 
     @property
@@ -86,10 +96,9 @@ class OpenAIGenerator:
         return f"openai:{self._model}"
 
     async def generate(self, request: GenerationRequest) -> Generation:
+        deadline = request.deadline or Deadline.unbounded(self._clock)
         try:
-            if self._api == "chat":
-                return await self._generate_chat(request)
-            return await self._generate_responses(request)
+            return await self._with_retries(request, deadline)
         except GenerationError as exc:
             failure = exc
         except openai.OpenAIError as exc:
@@ -99,7 +108,64 @@ class OpenAIGenerator:
         # skips it. Not chained: the SDK's exception holds the unredacted server body.
         raise GenerationError(failure.kind, self._redact(str(failure))) from None
 
-    async def _generate_responses(self, request: GenerationRequest) -> Generation:
+    async def _with_retries(self, request: GenerationRequest, deadline: Deadline) -> Generation:
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await self._attempt(request, deadline, attempts)
+            except openai.APIStatusError as exc:
+                if not _retryable(exc):
+                    raise
+                wait = retry_wait(exc.response.headers, attempts - 1)
+                stop = self._why_not_retry(attempts, wait, deadline)
+                if stop:
+                    failure = translate_openai_error(exc, self._model)
+                    raise GenerationError(failure.kind, f"{failure}; {stop}") from None
+            await deadline.clock.sleep(wait)
+
+    def _why_not_retry(self, attempts: int, wait: float, deadline: Deadline) -> str:
+        """Why a 429 or 5xx is the end of it ("" when it is retried)."""
+        if attempts > self._max_retries:
+            return f"gave up after {attempts} attempt(s) (answer.max_retries: {self._max_retries})"
+        left = deadline.remaining()
+        if wait >= left:
+            return (
+                f"not retried after {attempts} attempt(s): the wait of {wait:.1f} s would end "
+                f"after the answer's deadline ({left:.1f} s left of answer.deadline_seconds)"
+            )
+        return ""
+
+    async def _attempt(
+        self, request: GenerationRequest, deadline: Deadline, attempt: int
+    ) -> Generation:
+        left = deadline.remaining()
+        budget = min(self._timeout, left)
+        if budget <= 0:
+            raise GenerationError(
+                "timeout",
+                f"no time was left of answer.deadline_seconds ({deadline.seconds:g} s) for "
+                f"attempt {attempt} to call {self._model}",
+            )
+        try:
+            # The SDK's timeout bounds each read; this bounds the whole call, so a server that
+            # trickles bytes cannot outlast the deadline either.
+            async with deadline.clock.timeout(budget):
+                if self._api == "chat":
+                    return await self._generate_chat(request, budget)
+                return await self._generate_responses(request, budget)
+        except (TimeoutError, openai.APITimeoutError):
+            if left <= self._timeout:
+                why = f"the answer's deadline (answer.deadline_seconds: {deadline.seconds:g} s)"
+            else:
+                why = f"answer.timeout_seconds ({self._timeout:g} s)"
+            raise GenerationError(
+                "timeout",
+                f"{self._model} did not answer attempt {attempt} within {why}; timeouts are not "
+                "retried",
+            ) from None
+
+    async def _generate_responses(self, request: GenerationRequest, timeout: float) -> Generation:
         messages: list[EasyInputMessageParam] = [
             {"role": "user", "content": text} for text in _user_messages(request)
         ]
@@ -123,11 +189,12 @@ class OpenAIGenerator:
             text=text_config,
             store=False,  # docbot keeps its own record; nothing is retained at OpenAI
             max_output_tokens=self._max_output_tokens,
+            timeout=timeout,
             **optional,
         )
         return read_response(raw.content, self._model, raw.headers.get("content-type", ""))
 
-    async def _generate_chat(self, request: GenerationRequest) -> Generation:
+    async def _generate_chat(self, request: GenerationRequest, timeout: float) -> Generation:
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": request.prompt.instructions}
         ]
@@ -153,6 +220,7 @@ class OpenAIGenerator:
             response_format=response_format,
             store=False,
             max_completion_tokens=self._max_output_tokens,
+            timeout=timeout,
             **optional,
         )
         return read_chat_completion(raw.content, self._model, raw.headers.get("content-type", ""))
@@ -175,11 +243,7 @@ def safety_identifier(user_id: str) -> str:
 
 
 def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationError:
-    """One SDK failure (after the SDK's own retries) as a GenerationError that says what to do."""
-    if isinstance(exc, openai.APITimeoutError):
-        return GenerationError(
-            "timeout", f"{model} did not answer within the timeout (answer.timeout_seconds)"
-        )
+    """One SDK failure as a GenerationError that says what to do (timeouts are the caller's)."""
     if isinstance(exc, openai.APIConnectionError):
         return GenerationError(
             "unavailable",
@@ -201,9 +265,7 @@ def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError
             return GenerationError(
                 "rate_limited", f"the OpenAI account is out of quota ({detail}); check billing"
             )
-        return GenerationError(
-            "rate_limited", f"{model} is rate limited (HTTP 429, retries exhausted): {detail}"
-        )
+        return GenerationError("rate_limited", f"{model} is rate limited (HTTP 429): {detail}")
     if status in (401, 403):
         return GenerationError(
             "auth",
@@ -219,6 +281,13 @@ def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError
         f"the model server refused the request (HTTP {status}): {detail}; "
         "check answer.model and answer.api in docbot.yml",
     )
+
+
+def _retryable(exc: openai.APIStatusError) -> bool:
+    """429 and 5xx may pass; an exhausted quota does not come back within an answer."""
+    if exc.status_code == 429:
+        return exc.code != "insufficient_quota"
+    return exc.status_code >= 500
 
 
 def _server_message(exc: openai.APIStatusError) -> str:

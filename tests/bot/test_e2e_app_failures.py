@@ -110,8 +110,9 @@ def test_app_openai_failure_gets_an_error_reply(
     async def main() -> None:
         async with FakeOpenAI() as openai_server:
             openai_server.always("responses", http_error(500))
-            client = make_openai_client("sk-test", openai_server.base_url, 5.0, 0)
-            pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
+            client = make_openai_client("sk-test", openai_server.base_url)
+            generator = OpenAIGenerator(client, "gpt-test", max_retries=0)
+            pipeline = make_pipeline(config, index, generator)
             async with (
                 fake_slack() as slack,
                 running_app(with_channels(slack), config, pipeline, store) as app,
@@ -138,8 +139,7 @@ def test_app_openai_auth_failure_reply_carries_no_key_or_admin_advice(
     async def main() -> None:
         async with FakeOpenAI() as openai_server:
             openai_server.always("responses", http_error(401, body, code="invalid_api_key"))
-            client = make_openai_client("sk-proj-AbCdEf0123456789wxyz", openai_server.base_url,
-                                        5.0, 0)  # fmt: skip
+            client = make_openai_client("sk-proj-AbCdEf0123456789wxyz", openai_server.base_url)
             pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
             async with (
                 fake_slack() as slack,

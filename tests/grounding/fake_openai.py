@@ -7,10 +7,11 @@ Serves `POST /v1/responses` and `POST /v1/chat/completions` with bodies shaped l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from types import TracebackType
@@ -26,7 +27,7 @@ CREATED_AT = 1_767_225_600  # a fixed clock keeps bodies reproducible
 class Reply:
     """One scripted behaviour; build it with the functions below."""
 
-    kind: Literal["text", "refusal", "truncated", "error", "body"]
+    kind: Literal["text", "refusal", "truncated", "error", "body", "hang", "trickle"]
     text: str = ""
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
@@ -75,12 +76,27 @@ def truncated(partial: str = '{"status": "answered", "claims": [{"text": "The de
     return Reply("truncated", partial)
 
 
-def http_error(status: int, message: str = "", *, code: str | None = None) -> Reply:
-    """An API error; 429 and 5xx carry retry headers so the SDK's backoff stays short."""
-    headers: tuple[tuple[str, str], ...] = ()
-    if status == 429 or status >= 500:
-        headers = (("retry-after", "0"), ("retry-after-ms", "5"))
+def http_error(
+    status: int,
+    message: str = "",
+    *,
+    code: str | None = None,
+    headers: tuple[tuple[str, str], ...] | None = None,
+) -> Reply:
+    """An API error; by default 429 and 5xx ask for a 5 ms wait, so retry tests stay short."""
+    if headers is None:
+        headers = (("retry-after-ms", "5"),) if status == 429 or status >= 500 else ()
     return Reply("error", message or f"fake error {status}", status, headers, code=code)
+
+
+def hang() -> Reply:
+    """Accept the request and never answer (until the server stops): a wedged model server."""
+    return Reply("hang")
+
+
+def trickle(every: float = 0.05) -> Reply:
+    """A 200 whose body never ends: a space every `every` seconds, so no single read times out."""
+    return Reply("trickle", delay=every)
 
 
 def slow(seconds: float, then: Reply) -> Reply:
@@ -111,7 +127,11 @@ class FakeOpenAI:
     _fallback: dict[str, Reply | None] = field(
         default_factory=lambda: {"responses": None, "chat": None}
     )
+    # Called with each request as it arrives, before the reply: a test's signal, e.g. to move
+    # a fake clock past a deadline while the request hangs.
+    on_request: Callable[[Recorded], None] | None = None
     _runner: web.AppRunner | None = None
+    _stopping: asyncio.Event = field(default_factory=asyncio.Event)
     port: int = 0
 
     @property
@@ -147,20 +167,28 @@ class FakeOpenAI:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._stopping.set()  # lets hanging and trickling handlers end
         if self._runner is not None:
             await self._runner.cleanup()
 
-    async def _handle_responses(self, request: web.Request) -> web.Response:
+    async def _handle_responses(self, request: web.Request) -> web.StreamResponse:
         return await self._handle("responses", request)
 
-    async def _handle_chat(self, request: web.Request) -> web.Response:
+    async def _handle_chat(self, request: web.Request) -> web.StreamResponse:
         return await self._handle("chat", request)
 
-    async def _handle(self, endpoint: Endpoint, request: web.Request) -> web.Response:
+    async def _handle(self, endpoint: Endpoint, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         recorded = Recorded(endpoint, body, dict(request.headers))
         self.requests.append(recorded)
+        if self.on_request is not None:
+            self.on_request(recorded)
         reply = self._next(endpoint)
+        if reply.kind == "hang":
+            await self._stopping.wait()
+            return web.Response(status=503)
+        if reply.kind == "trickle":
+            return await self._trickle(request, reply.delay)
         if reply.delay:
             await asyncio.sleep(reply.delay)
         if reply.kind == "error":
@@ -172,6 +200,18 @@ class FakeOpenAI:
         recorded.usage = _usage(body, reply)
         build = _response_body if endpoint == "responses" else _chat_body
         return web.json_response(build(body, reply, len(self.requests), recorded.usage))
+
+    async def _trickle(self, request: web.Request, every: float) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        try:
+            while not self._stopping.is_set():
+                await response.write(b" ")  # JSON allows leading whitespace: still a valid start
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), every)
+        except ConnectionError:
+            pass  # the client gave up, as it should
+        return response
 
     def _next(self, endpoint: Endpoint) -> Reply:
         if self._queues[endpoint]:

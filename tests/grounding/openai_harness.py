@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 from grounding.answer import Answer
+from grounding.deadline import Clock, Deadline, SystemClock
 from grounding.evidence import EvidenceItem, EvidencePacket, PackPolicy
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
 from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from grounding.pipeline import AnswerPipeline
 from grounding.prompt import build_prompt
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
+from retrieval.config import DEADLINE_SECONDS
 from retrieval.scopes import ConversationKind, Scope
-from tests.grounding.fake_openai import FakeOpenAI, Reply
+from tests.grounding.fake_openai import FakeOpenAI, Recorded, Reply
 from tests.grounding.fakes import FakeRetriever, WordCounter, make_chunk
 
 API = Literal["responses", "chat"]
@@ -36,7 +40,7 @@ CLIENTS = make_chunk(
 )
 
 
-def packet() -> EvidencePacket:
+def make_packet() -> EvidencePacket:
     scope = Scope("T0123ABC", "C0123ABC", ConversationKind.CHANNEL, ("httpx",))
     texts = [TIMEOUT_TEXT, "Use httpx.Client(timeout=10.0) to set a client-wide timeout."]
     items = []
@@ -65,27 +69,43 @@ def packet() -> EvidencePacket:
     )
 
 
-def request(*, correction: str | None = None, user_id: str | None = USER) -> GenerationRequest:
-    evidence = packet()
+def make_request(*, correction: str | None = None, user_id: str | None = USER) -> GenerationRequest:
+    evidence = make_packet()
     return GenerationRequest(
         evidence, build_prompt(evidence), user_id=user_id, correction=correction
     )
 
 
 def serve(
-    api: API, *replies: Reply, fallback: Reply | None = None, key: str = KEY, **options: Any
+    api: API,
+    *replies: Reply,
+    fallback: Reply | None = None,
+    key: str = KEY,
+    request: GenerationRequest | None = None,
+    deadline_seconds: float | None = None,
+    clock: Clock | None = None,
+    base_url: str | None = None,
+    on_request: Callable[[Recorded], None] | None = None,
+    **options: Any,
 ) -> tuple[Generation | GenerationError, FakeOpenAI]:
-    """One `generate` call; `options` go to the generator (timeout_seconds, max_retries, ...)."""
+    """One `generate` call; `options` go to OpenAIGenerator (timeout_seconds, max_retries, ...).
+
+    With `deadline_seconds`, the request carries a deadline started just before the call.
+    """
 
     async def run() -> tuple[Generation | GenerationError, FakeOpenAI]:
-        async with FakeOpenAI() as fake:
+        async with FakeOpenAI(on_request=on_request) as fake:
             fake.script(api, *replies)
             if fallback is not None:
                 fake.always(api, fallback)
-            client = make_openai_client(key, fake.base_url, 5.0, options.pop("max_retries", 0))
-            generator = OpenAIGenerator(client, MODEL, api=api, **options)
+            client = make_openai_client(key, base_url or fake.base_url)
+            generator = OpenAIGenerator(client, MODEL, api=api, clock=clock, **options)
+            sent = request or make_request()
+            if deadline_seconds is not None:
+                deadline = Deadline.start(deadline_seconds, clock or SystemClock())
+                sent = replace(sent, deadline=deadline)
             try:
-                return await generator.generate(request()), fake
+                return await generator.generate(sent), fake
             except GenerationError as exc:
                 return exc, fake
             finally:
@@ -100,22 +120,28 @@ def ask(
     fallback: Reply | None = None,
     key: str = KEY,
     logger: logging.Logger | None = None,
+    deadline_seconds: float = DEADLINE_SECONDS,
+    clock: Clock | None = None,
+    on_request: Callable[[Recorded], None] | None = None,
+    **options: Any,
 ) -> tuple[Answer, FakeOpenAI]:
-    """One whole answer through the real AnswerPipeline."""
+    """One whole answer through the real AnswerPipeline; `options` go to OpenAIGenerator."""
 
     async def run() -> tuple[Answer, FakeOpenAI]:
-        async with FakeOpenAI() as fake:
+        async with FakeOpenAI(on_request=on_request) as fake:
             fake.script(api, *replies)
             if fallback is not None:
                 fake.always(api, fallback)
-            client = make_openai_client(key, fake.base_url, 5.0, 0)
+            client = make_openai_client(key, fake.base_url)
             pipeline = AnswerPipeline(
                 FakeRetriever([TIMEOUTS, CLIENTS]),
-                OpenAIGenerator(client, MODEL, api=api),
+                OpenAIGenerator(client, MODEL, api=api, clock=clock, **options),
                 WordCounter(),
                 PackPolicy(),
                 lambda chunk: f"https://docs.example/{chunk.path}#L{chunk.start_line}",
                 logger=logger,
+                deadline_seconds=deadline_seconds,
+                clock=clock,
             )
             scope = Scope("T1", "C1", ConversationKind.CHANNEL, ("httpx",))
             try:
@@ -124,6 +150,11 @@ def ask(
                 await client.close()
 
     return asyncio.run(run())
+
+
+def user_texts(api: API, body: dict[str, Any]) -> list[str]:
+    messages = body["input"] if api == "responses" else body["messages"]
+    return [m["content"] for m in messages if m["role"] == "user"]
 
 
 def error(outcome: Generation | GenerationError) -> GenerationError:

@@ -15,6 +15,7 @@ never on what else was in its batch. (Gathering per text is also ~15x faster tha
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,8 +112,13 @@ class StaticEmbedder:
         return total
 
 
+@functools.cache
 def load_embedder() -> StaticEmbedder:
-    """wordllama's 256-dimension model from its own wheel, without network; DocbotError if not."""
+    """wordllama's 256-dimension model from its own wheel, without network; DocbotError if not.
+
+    Loaded once per process (a failure is not remembered): the model is read-only and safe to
+    share by threads, and loading it costs ~0.4 s of CPU, which every index build and load, and
+    every reload of `docbot serve`, would otherwise pay again."""
     wordllama = _import_wordllama()
     folder = Path(wordllama.__file__).parent
     try:

@@ -42,6 +42,9 @@ _LINK_INSIDE = (
     "symbolic link: not followed (its target inside the folder is indexed as itself, if "
     "included), so a link cannot carry an excluded or private file into this collection"
 )
+# Flags that only POSIX has; elsewhere 0 (a FIFO in a collection is a POSIX thing anyway).
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NOCTTY = getattr(os, "O_NOCTTY", 0)
 _GIT_LOG = ("log", "-z", "--format=%x01%ct", "--name-only", "--relative", "--no-renames", "--", ".")
 
 
@@ -73,17 +76,17 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
 
     Hidden files and folders (".git", ".venv", ...) are ignored; symlinked folders are not
     entered, and a symlinked file counts only if it points at a file inside the root. A folder
-    that cannot be listed and a symlink not followed are reported, unless the patterns leave
-    them out anyway.
+    that cannot be listed, a symlink not followed and a special file (a FIFO, socket or device)
+    are reported, unless the patterns leave them out anyway.
     """
     root = Path(collection.path)
     include = tuple(glob_regex(p) for p in collection.include)
     exclude = tuple(glob_regex(p) for p in collection.exclude)
     unlisted: list[OSError] = []
-    links: list[tuple[str, str]] = []
+    not_read: list[tuple[str, str]] = []
     found = [
         rel
-        for rel in _walk(root, unlisted.append, links.append)
+        for rel in _walk(root, unlisted.append, not_read.append)
         if any(p.fullmatch(rel) for p in include) and not any(p.fullmatch(rel) for p in exclude)
     ]
     skipped = []
@@ -92,7 +95,7 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
         if not any(p.fullmatch(folder) for p in exclude):
             reason = f"cannot list folder: {error.strerror or error}"
             skipped.append(Skipped(collection.name, folder, reason))
-    for rel, reason in links:
+    for rel, reason in not_read:
         # A folder ("x/") is reported unless excluded; a file only if it would be indexed.
         wanted = rel.endswith("/") or any(p.fullmatch(rel) for p in include)
         if wanted and not any(p.fullmatch(rel) for p in exclude):
@@ -103,16 +106,17 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
 def _walk(
     root: Path,
     on_error: Callable[[OSError], None],
-    on_link: Callable[[tuple[str, str]], None],
+    on_skip: Callable[[tuple[str, str]], None],
 ) -> Iterator[str]:
-    """Files below `root`; symlinks not followed go to `on_link` as (path, reason)."""
+    """Regular files below `root`; symlinks (never followed) and special files such as FIFOs
+    go to `on_skip` as (path, reason)."""
     real_root = root.resolve()
     for folder, dirs, files in os.walk(root, onerror=on_error, followlinks=False):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder)
         for name in dirs:
             if _is_link(base / name):  # os.walk does not enter it (followlinks=False)
-                on_link(((base / name).relative_to(root).as_posix() + "/", _NOT_FOLLOWED))
+                on_skip(((base / name).relative_to(root).as_posix() + "/", _NOT_FOLLOWED))
         for name in files:
             if name.startswith("."):
                 continue
@@ -120,11 +124,35 @@ def _walk(
             if _is_link(path):
                 reason = _link_reason(path, real_root)
                 if reason:
-                    on_link((path.relative_to(root).as_posix(), reason))
+                    on_skip((path.relative_to(root).as_posix(), reason))
                     continue
-            if not path.is_file():  # a FIFO or socket would block or fail the reader
+            special = _special_file_reason(path)
+            if special:  # a FIFO would block the reader, a device or socket fail it
+                on_skip((path.relative_to(root).as_posix(), special))
                 continue
             yield path.relative_to(root).as_posix()
+
+
+def _special_file_reason(path: Path) -> str:
+    """Why a name in the folder that is not a regular file is not read, or "" when it is one."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    return special_file_reason(mode)
+
+
+def special_file_reason(mode: int) -> str:
+    """ "" for a regular file; else what it is, for the `skipped:` line of `docbot index`."""
+    if stat_module.S_ISREG(mode):
+        return ""
+    if stat_module.S_ISFIFO(mode):
+        return "not a regular file but a named pipe (FIFO): not read, as reading one waits"
+    if stat_module.S_ISSOCK(mode):
+        return "not a regular file but a socket: not read"
+    if stat_module.S_ISCHR(mode) or stat_module.S_ISBLK(mode):
+        return "not a regular file but a device: not read"
+    return "not a regular file"
 
 
 def _is_link(path: Path) -> bool:
@@ -208,10 +236,17 @@ def read_source(
     """Read one file as text; anything that makes it unusable comes back as `Skipped`."""
     path = Path(collection.path) / rel_path
     try:
-        if not stat_module.S_ISREG(path.stat().st_mode):
-            return Skipped(collection.name, rel_path, "not a regular file")
-        with path.open("rb") as handle:
-            stat = os.fstat(handle.fileno())
+        special = special_file_reason(path.stat().st_mode)
+        if special:
+            return Skipped(collection.name, rel_path, special)
+        # Non-blocking open and a second look at what was opened: a file swapped for a FIFO
+        # after the stat would otherwise block this open (and the whole index build) forever.
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _NOCTTY)
+        with open(fd, "rb") as handle:
+            stat = os.fstat(fd)
+            special = special_file_reason(stat.st_mode)
+            if special:
+                return Skipped(collection.name, rel_path, special)
             head = handle.read(max_bytes)
             digest = hashlib.sha256(head)
             for block in iter(lambda: handle.read(1 << 20), b""):

@@ -52,7 +52,6 @@ class _Packer:
     stack: list[Heading] = field(default_factory=list)
     pending: tuple[int, int, int] | None = None  # (first, last line, tokens) of headings, labels
     open: Piece | None = None  # the chunk being filled
-    open_split: bool = False
     section: int = 0
 
     def add(self, item: Item) -> None:
@@ -89,15 +88,6 @@ class _Packer:
             if grown is not None:
                 self.open = grown
                 return
-        if (
-            tokens > self.max_tokens
-            and not block.parts
-            and self.open is not None
-            and self.open.tokens < self.max_tokens // 2
-        ):
-            # A block to be cut anyway starts in the chunk being filled: no short chunk before it.
-            self._split(block, self.open)
-            return
         self._close()
         if self.pending is not None and self.pending[2] > self.max_tokens // 2:
             # Headings or labels this long would crowd out their content: they go first, alone.
@@ -122,28 +112,21 @@ class _Packer:
             self._split(block, held)
 
     def _split(self, block: Block, before: Piece | None) -> None:
-        """Cut `block` into pieces; the first one also holds `before` (headings or a chunk)."""
+        """Cut `block` into pieces; the first one also holds `before`, the headings above."""
         room = self.max_tokens - (before.tokens + 1 if before is not None else 0)
         for _ in range(_RETRIES):
             pieces = list(split_block(self.lines, block, self.counter, self.max_tokens, room))
             if before is None:
                 break
             # The headings above go with the first piece, so no chunk is only headings.
-            joined = replace(
-                pieces[0], start=before.start, first_col=before.first_col, lead=before.lead
-            )
+            joined = replace(pieces[0], start=before.start)
             pieces[0] = replace(joined, tokens=self.counter.count(piece_text(self.lines, joined)))
             if pieces[0].tokens <= self.max_tokens:
                 break
             room -= pieces[0].tokens - self.max_tokens  # the join counted more than its parts
-        self.open, self.open_split = None, False
-        for piece in pieces[:-1]:
-            self.spans.append(Span(piece, self._path(), self.section, split=True))
-        last = pieces[-1]
-        if last.trail or last.last_col is not None:
-            self.spans.append(Span(last, self._path(), self.section, split=True))
-        else:
-            self.open, self.open_split = last, True  # what follows may still join it
+        # Each piece is a chunk of its own: what follows the block starts a new one, as it did
+        # when the block was one chunk, so only the chunks of blocks over the budget change.
+        self.spans.extend(Span(piece, self._path(), self.section, split=True) for piece in pieces)
 
     def _fitting(self, piece: Piece) -> Piece | None:
         """`piece` if it fits the budget; near the budget its text is counted, not estimated."""
@@ -156,8 +139,8 @@ class _Packer:
 
     def _close(self) -> None:
         if self.open is not None:
-            self.spans.append(Span(self.open, self._path(), self.section, self.open_split))
-            self.open, self.open_split = None, False
+            self.spans.append(Span(self.open, self._path(), self.section))
+            self.open = None
 
     def _path(self) -> tuple[str, ...]:
         return tuple(heading.title for heading in self.stack)

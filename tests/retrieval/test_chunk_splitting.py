@@ -163,14 +163,16 @@ def test_split_a_word_longer_than_the_budget_is_cut_between_characters() -> None
 
 
 def test_split_piece_ids_survive_an_edit_above_the_block() -> None:
-    text = docs.markdown_table()
-    edited = text.replace("# Webhook queues\n", "# Webhook queues\n\nA new first line.\n")
+    intro = "# Intro\n\n" + "Words about the queues in general. " * 30 + "\n\n"
+    text = intro + docs.markdown_table()
+    edited = text.replace("in general. ", "in general,\nover more lines. ", 1)
 
     old = chunk_document("c", "queues.md", text, "", COUNTER, BUDGET)
     new = chunk_document("c", "queues.md", edited, "", COUNTER, BUDGET)
 
+    assert old[0].chunk_id != new[0].chunk_id
     assert [c.chunk_id for c in old[1:]] == [c.chunk_id for c in new[1:]]
-    assert [c.start_line + 2 for c in old[1:]] == [c.start_line for c in new[1:]]
+    assert [c.start_line + 1 for c in old[1:]] == [c.start_line for c in new[1:]]
 
 
 def test_split_heading_rides_with_the_first_piece() -> None:

@@ -50,6 +50,8 @@ class FakeSlack:
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     _socket_queue: asyncio.Queue[dict[str, Any] | str] = field(default_factory=asyncio.Queue)
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Every message posted, per channel, oldest first: what conversations.replies reads.
+    messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
     _next_ts: int = 1_700_000_000
@@ -220,7 +222,14 @@ class FakeSlack:
                     "ts": ts,
                     "text": params.get("text", ""),
                 }
+                if params.get("thread_ts"):
+                    message["thread_ts"] = params["thread_ts"]
+                if params.get("metadata"):
+                    message["metadata"] = params["metadata"]
+                self.messages.setdefault(str(params.get("channel")), []).append(message)
                 return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
+            case "conversations.replies":
+                return self._replies(params)
             case "chat.postEphemeral":
                 return {"ok": True, "message_ts": self._ts()}
             case "reactions.add" | "reactions.remove":
@@ -234,6 +243,23 @@ class FakeSlack:
                 return {"ok": True, "channel": channel}
         return {"ok": False, "error": "unknown_method"}
 
+    def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The thread's messages from `oldest` on (metadata only when asked for), one page."""
+        channel, thread = str(params.get("channel")), str(params.get("ts"))
+        oldest = float(params.get("oldest") or 0)
+        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
+        found = []
+        for message in self.messages.get(channel, []):
+            if (
+                thread in (message["ts"], message.get("thread_ts"))
+                and float(message["ts"]) >= oldest
+            ):
+                shown = dict(message)
+                if not with_metadata:
+                    shown.pop("metadata", None)
+                found.append(shown)
+        return {"ok": True, "messages": found, "has_more": False}
+
     def _ts(self) -> str:
         self._next_ts += 1
         return f"{self._next_ts}.000100"
@@ -245,7 +271,8 @@ def _decode(request: web.Request, raw: str) -> dict[str, Any]:
         params.update(json.loads(raw))
     elif raw:
         params.update(parse_qsl(raw, keep_blank_values=True))
-    if isinstance(params.get("blocks"), str):
-        # Form-encoded calls carry blocks as a JSON string.
-        params["blocks"] = json.loads(params["blocks"])
+    for key in ("blocks", "metadata"):
+        if isinstance(params.get(key), str):
+            # Form-encoded calls carry these as JSON strings.
+            params[key] = json.loads(params[key])
     return params

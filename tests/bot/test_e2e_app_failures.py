@@ -59,7 +59,7 @@ def test_app_store_failure_on_a_question_is_told_to_the_asker(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, caplog: pytest.LogCaptureFixture
 ) -> None:
     config, answerer = indexed
-    broken = cast(AnswerStore, FailingStore(store, "claim_event"))
+    broken = cast(AnswerStore, FailingStore(store, "claim"))
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "21.000100"))

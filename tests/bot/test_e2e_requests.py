@@ -10,9 +10,10 @@ import time
 import pytest
 
 from bot.app import Answerer
-from bot.store import SQLiteAnswerStore
+from bot.store import Claim, MentionKey, SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
+from tests.bot.conftest import TEAM
 from tests.bot.e2e import (
     ask,
     run,
@@ -35,7 +36,8 @@ def test_app_rejects_bad_signature_and_stale_timestamp(
         assert (await app.send(body, timestamp=int(time.time()) - 6 * 60))[0] == 401
         await app.settle()
         assert slack.calls == []
-        assert store.claim_event("Ev3000100")  # rejected requests never reached the listeners
+        # Rejected requests never reached the listeners: the message is unclaimed.
+        assert store.claim(MentionKey(TEAM, GENERAL, "3.000100"), "1:test") is Claim.NEW
 
     run(config, answerer, store, scenario)
 

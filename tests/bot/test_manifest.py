@@ -25,7 +25,11 @@ NEEDED_SCOPES = {
     "groups:read",  # conversations.info on private channels
     "im:read",  # conversations.info on DMs
     "mpim:read",  # conversations.info on group DMs
-    "im:history",  # message.im events
+    "im:history",  # message.im events; conversations.replies in DMs
+    # conversations.replies: has a run that died already posted its reply? (bot/replies.py)
+    "channels:history",
+    "groups:history",
+    "mpim:history",
 }
 NEEDED_EVENTS = {"app_mention", "reaction_added", "reaction_removed", "message.im"}
 

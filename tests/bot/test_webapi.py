@@ -9,7 +9,7 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import parse_turn
-from bot.listeners import _react
+from bot.replies import react as _react
 from bot.serve import check_token
 from bot.settings import SettingsError
 from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code

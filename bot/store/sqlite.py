@@ -1,7 +1,7 @@
-"""The answer store: every reply docbot posted, the feedback on it, and event de-duplication.
+"""`AnswerStore` on one SQLite file, the embedded default: WAL, schema in sqlite_schema.py.
 
-`AnswerStore` is the seam the Slack app depends on; `SQLiteAnswerStore` is the embedded default
-(one file, WAL, schema versioned with `PRAGMA user_version`).
+Safe to share between the threads of one process, and between processes on one host (each write
+is an IMMEDIATE transaction).
 """
 
 from __future__ import annotations
@@ -12,126 +12,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from retrieval.errors import DocbotError
-
-FEEDBACK_KINDS = ("wrong", "helpful")
-# Slack retries a delivery within minutes; three days of processed ids is ample and keeps the
-# table small. Older ids are pruned on open and then at most once an hour.
-EVENT_RETENTION_SECONDS = 3 * 24 * 3600
-PRUNE_EVERY_SECONDS = 3600
-# After a :x: docbot invites a reason; a reply a day later is more likely a new question.
-REASON_WINDOW_SECONDS = 24 * 3600
-
-
-class StoreError(DocbotError):
-    """The answer store cannot be opened, read or written."""
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerRecord:
-    team: str
-    channel: str
-    thread_ts: str  # the thread the reply is in
-    reply_ts: str  # docbot's reply message
-    question_ts: str  # the message that asked
-    asker: str
-    question: str
-    answer: dict[str, Any]  # Answer.to_dict()
-    created: str  # ISO 8601
-    id: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FeedbackReason:
-    user: str
-    text: str
-    at: str
-
-
-@dataclass(frozen=True, slots=True)
-class FeedbackEntry:
-    """One reaction on an answer, with the answer it judges and the reasons its author gave."""
-
-    answer_id: int
-    kind: str  # wrong | helpful
-    emoji: str
-    user: str
-    at: str
-    record: AnswerRecord
-    reasons: tuple[FeedbackReason, ...]  # from the same user on the same answer, oldest first
-
-
-class AnswerStore(Protocol):
-    def claim_event(self, event_id: str) -> bool: ...
-    def claim_mention(self, team: str, channel: str, ts: str) -> bool: ...
-    def save_answer(self, record: AnswerRecord) -> int: ...
-    def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None: ...
-    def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]: ...
-    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
-    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
-    def wrong_count(self, answer_id: int) -> int: ...
-    def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None: ...
-    def invite_reason(self, answer_id: int, user: str) -> None: ...
-    def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
-    def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...
-    def close(self) -> None: ...
-
-
-# Each entry moves the schema from version i to i + 1; append, never edit, once released.
-_MIGRATIONS = (
-    """
-    CREATE TABLE answers (
-        id INTEGER PRIMARY KEY,
-        team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
-        reply_ts TEXT NOT NULL, question_ts TEXT NOT NULL, asker TEXT NOT NULL,
-        question TEXT NOT NULL, status TEXT NOT NULL, generator TEXT NOT NULL,
-        answer_json TEXT NOT NULL, created TEXT NOT NULL,
-        UNIQUE (team, channel, reply_ts)
-    );
-    CREATE INDEX answers_thread ON answers (team, channel, thread_ts);
-    CREATE TABLE feedback (
-        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-        user TEXT NOT NULL, kind TEXT NOT NULL, emoji TEXT NOT NULL, at TEXT NOT NULL,
-        PRIMARY KEY (answer_id, user, emoji)
-    );
-    CREATE TABLE reasons (
-        id INTEGER PRIMARY KEY,
-        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-        user TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL
-    );
-    CREATE INDEX reasons_answer ON reasons (answer_id, user);
-    CREATE TABLE processed_events (event_id TEXT PRIMARY KEY, seen REAL NOT NULL);
-    CREATE INDEX processed_events_seen ON processed_events (seen);
-    CREATE TABLE processed_mentions (
-        team TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT NOT NULL, seen REAL NOT NULL,
-        PRIMARY KEY (team, channel, ts)
-    );
-    CREATE INDEX processed_mentions_seen ON processed_mentions (seen);
-    """,
-    # 2: invitations to say what was wrong outlive a restart. `invited` is the store's clock
-    # (epoch seconds). Wrong-marks still awaiting a reason when a file is upgraded become
-    # invitations dated by their mark, so an upgrade (itself a restart) loses none.
-    """
-    CREATE TABLE reason_invites (
-        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-        user TEXT NOT NULL, invited REAL NOT NULL,
-        PRIMARY KEY (answer_id, user)
-    );
-    CREATE INDEX reason_invites_invited ON reason_invites (invited);
-    INSERT INTO reason_invites (answer_id, user, invited)
-        SELECT f.answer_id, f.user, MIN((julianday(f.at) - 2440587.5) * 86400.0)
-        FROM feedback f
-        WHERE f.kind = 'wrong' AND julianday(f.at) IS NOT NULL AND NOT EXISTS (
-            SELECT 1 FROM reasons r WHERE r.answer_id = f.answer_id AND r.user = f.user
-        )
-        GROUP BY f.answer_id, f.user;
-    """,
+from bot.store import sqlite_ledger as ledger
+from bot.store.contract import (
+    EVENT_RETENTION_SECONDS,
+    FEEDBACK_KINDS,
+    LEASE_SECONDS,
+    PRUNE_EVERY_SECONDS,
+    REASON_WINDOW_SECONDS,
+    UNPOSTED,
+    AnswerRecord,
+    Claim,
+    ClaimKey,
+    FeedbackEntry,
+    FeedbackReason,
+    StoreError,
 )
-SCHEMA_VERSION = len(_MIGRATIONS)
+from bot.store.sqlite_schema import migrate
 
 _ANSWER_FIELDS = (
     "id", "team", "channel", "thread_ts", "reply_ts", "question_ts", "asker", "question",
@@ -139,7 +38,7 @@ _ANSWER_FIELDS = (
 )  # fmt: skip
 _ANSWER_COLUMNS = ", ".join(_ANSWER_FIELDS)
 # The thread index finds the thread's answers, the invitation's primary key the user's.
-_PENDING_REASON_SQL = (
+PENDING_REASON_SQL = (
     "SELECT a.id FROM answers a JOIN reason_invites i ON i.answer_id = a.id "
     "WHERE a.team = ? AND a.channel = ? AND a.thread_ts = ? AND i.user = ? AND i.invited >= ? "
     "ORDER BY i.invited DESC, a.id DESC LIMIT 1"
@@ -156,9 +55,11 @@ class SQLiteAnswerStore:
         clock: Callable[[], float] = time.time,
         event_retention_seconds: float = EVENT_RETENTION_SECONDS,
         reason_window_seconds: float = REASON_WINDOW_SECONDS,
+        lease_seconds: float = LEASE_SECONDS,
     ) -> None:
         self._path = path
         self._clock = clock
+        self._lease = lease_seconds
         self._retention = event_retention_seconds
         self._reason_window = reason_window_seconds
         self._lock = threading.Lock()
@@ -171,26 +72,30 @@ class SQLiteAnswerStore:
     def path(self) -> Path:
         return self._path
 
-    def claim_event(self, event_id: str) -> bool:
-        """True only the first time `event_id` is seen, also across restarts."""
-        with self._write() as conn:
-            self._prune_if_due()
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO processed_events (event_id, seen) VALUES (?, ?)",
-                (event_id, self._clock()),
-            )
-            return cursor.rowcount == 1
+    # --- event ledger --------------------------------------------------------------------
 
-    def claim_mention(self, team: str, channel: str, ts: str) -> bool:
-        """True only the first time this message is handled (it may arrive under two event ids)."""
+    def claim(self, key: ClaimKey, owner: str) -> Claim:
         with self._write() as conn:
             self._prune_if_due()
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO processed_mentions (team, channel, ts, seen) "
-                "VALUES (?, ?, ?, ?)",
-                (team, channel, ts, self._clock()),
-            )
-            return cursor.rowcount == 1
+            return ledger.claim(conn, key, owner, self._clock(), self._lease)
+
+    def renew(self, key: ClaimKey, owner: str) -> bool:
+        with self._write() as conn:
+            return ledger.renew(conn, key, owner, self._clock(), self._lease)
+
+    def begin_post(self, key: ClaimKey, owner: str) -> bool:
+        with self._write() as conn:
+            return ledger.begin_post(conn, key, owner, self._clock(), self._lease)
+
+    def finish(self, key: ClaimKey, reply_ts: str | None = None) -> None:
+        with self._write() as conn:
+            ledger.finish(conn, key, reply_ts)
+
+    def release(self, key: ClaimKey, owner: str) -> None:
+        with self._write() as conn:
+            ledger.release(conn, key, owner, self._clock())
+
+    # --- answer log ----------------------------------------------------------------------
 
     def save_answer(self, record: AnswerRecord) -> int:
         answer = record.answer
@@ -224,8 +129,17 @@ class SQLiteAnswerStore:
             ).fetchone()
         return None if row is None else _record(row)
 
+    def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {_ANSWER_COLUMNS} FROM answers "
+                "WHERE team = ? AND channel = ? AND question_ts = ? AND reply_ts NOT LIKE ? "
+                "ORDER BY id LIMIT 1",
+                (team, channel, question_ts, f"{UNPOSTED}%"),
+            ).fetchone()
+        return None if row is None else _record(row)
+
     def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
-        """The questions docbot replied to in this thread, oldest first."""
         with self._read() as conn:
             rows = conn.execute(
                 "SELECT question FROM answers WHERE team = ? AND channel = ? AND thread_ts = ? "
@@ -233,6 +147,8 @@ class SQLiteAnswerStore:
                 (team, channel, thread_ts),
             ).fetchall()
         return tuple(row[0] for row in rows)
+
+    # --- feedback ------------------------------------------------------------------------
 
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
         """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
@@ -303,7 +219,7 @@ class SQLiteAnswerStore:
         cutoff = self._clock() - self._reason_window
         with self._read() as conn:
             row = conn.execute(
-                _PENDING_REASON_SQL, (team, channel, thread_ts, user, cutoff)
+                PENDING_REASON_SQL, (team, channel, thread_ts, user, cutoff)
             ).fetchone()
         return None if row is None else int(row[0])
 
@@ -341,7 +257,7 @@ class SQLiteAnswerStore:
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA busy_timeout = 5000")
-            _migrate(conn, path)
+            migrate(conn, path)
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(
                 f"{path}: cannot open the answer store ({exc}). Check that the state_dir in "
@@ -381,8 +297,7 @@ class SQLiteAnswerStore:
         if now - self._last_prune < PRUNE_EVERY_SECONDS:
             return
         cutoff = now - self._retention
-        self._conn.execute("DELETE FROM processed_events WHERE seen < ?", (cutoff,))
-        self._conn.execute("DELETE FROM processed_mentions WHERE seen < ?", (cutoff,))
+        ledger.prune(self._conn, cutoff)
         self._conn.execute(
             "DELETE FROM reason_invites WHERE invited < ?", (now - self._reason_window,)
         )
@@ -391,26 +306,6 @@ class SQLiteAnswerStore:
     def _require_answer(self, conn: sqlite3.Connection, answer_id: int) -> None:
         if conn.execute("SELECT 1 FROM answers WHERE id = ?", (answer_id,)).fetchone() is None:
             raise StoreError(f"{self._path}: no answer with id {answer_id} is stored.")
-
-
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{path}: the answer store has schema version {version}, newer than this docbot "
-            f"understands ({SCHEMA_VERSION}). Upgrade docbot, or point state_dir elsewhere."
-        )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _MIGRATIONS[target - 1].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {target}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
 
 
 def _record(row: tuple[Any, ...]) -> AnswerRecord:

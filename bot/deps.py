@@ -1,0 +1,69 @@
+"""What every listener is handed: the live runtime, the store, the claim owner, the clock, and
+the runs in flight that shutdown waits for."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from bot.leases import RENEW_EVERY_SECONDS, process_owner
+from bot.live import LiveRuntime
+from bot.store import AnswerStore
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class InFlight:
+    """The listener runs in progress: Bolt starts each after its ack, in a task of its own, so
+    shutdown waits for these to finish their replies (Bolt offers no supported hook for it).
+
+    Once closed, new deliveries are refused before Bolt acknowledges them (bot/app.py), so Slack
+    delivers them again later instead of handing them to a process that is going away."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[object]] = set()
+        self._closed = False
+
+    @contextlib.contextmanager
+    def track(self) -> Iterator[None]:
+        """Count the current task as in flight until the block ends."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+
+    def pending(self) -> int:
+        return sum(1 for task in self._tasks if not task.done())
+
+    def close(self) -> None:
+        """Accept no more deliveries (shutdown has begun)."""
+        self._closed = True
+
+    @property
+    def accepting(self) -> bool:
+        return not self._closed
+
+    async def drain(self, seconds: float) -> None:
+        """Wait up to `seconds` for the runs in progress to finish."""
+        pending = [task for task in self._tasks if not task.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=seconds)
+
+
+@dataclass(frozen=True)
+class ListenerDeps:
+    runtime: LiveRuntime  # the config, answerer and policy of the moment (reloaded on change)
+    store: AnswerStore
+    now: Callable[[], datetime] = _utc_now
+    in_flight: InFlight = field(default_factory=InFlight)
+    owner: str = field(default_factory=process_owner)  # this process, as the claims' owner
+    renew_every: float = RENEW_EVERY_SECONDS

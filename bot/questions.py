@@ -1,0 +1,228 @@
+"""A person's question to docbot, answered exactly once: claimed as a lease, answered, posted
+in the thread, stored, and only then marked done (bot/store/contract.py EventLedger).
+
+Glue only: validate, claim, resolve the scope, call the pipeline, render, post, store. Every
+handler runs after Bolt has acknowledged the event, so each one tells the user something rather
+than letting an exception end in silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.deps import ListenerDeps
+from bot.events import Turn
+from bot.leases import Lease
+from bot.live import Live
+from bot.render import Message, render_answer, render_error, render_help, render_input_error
+from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply, react
+from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey
+from grounding.answer import Answer
+from retrieval.errors import InputError
+from retrieval.query import MAX_QUESTION_CHARS, check_question
+from retrieval.scopes import ConversationKind, Scope
+
+log = logging.getLogger("docbot.slack")
+
+INTERNAL_ERROR = (
+    "something went wrong on my side while answering (it has been logged for the docbot admins)"
+)
+
+
+async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
+    """One question, answered at most once across redeliveries, restarts and crashes.
+
+    Config, answerer and policy are read once, here, so the whole turn uses one consistent set
+    (a reload of docbot.yml or the index applies from the next question)."""
+    live = await deps.runtime.current()
+    if turn.team not in live.config.teams:
+        log.info("ignoring event %s from unconfigured team %s", turn.event_id, turn.team)
+        return
+    lease: Lease | None = None
+    try:
+        lease = await claim_turn(deps, client, turn)
+        if lease is not None:
+            async with lease:
+                await _respond(deps, live, client, turn, lease)
+    except Exception:
+        # The edge catches broadly (a locked database included) so the asker always hears
+        # back, unless the reply is already out; the traceback is logged.
+        log.exception("handling event %s in %s failed", turn.event_id, turn.channel)
+        if lease is None or not lease.posting:
+            await post(client, turn, render_error(INTERNAL_ERROR))
+
+
+async def claim_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> Lease | None:
+    """The lease on this message, or None when it is answered or being answered.
+
+    Never trusts the retry header (Socket Mode says 0 on a first delivery): asks the store. A
+    run taken over after its owner began posting first looks for the reply it may have posted:
+    in the answer log, then in the thread."""
+    key = MentionKey(turn.team, turn.channel, turn.ts)
+    claim = await asyncio.to_thread(deps.store.claim, key, deps.owner)
+    if not claim.granted:
+        log.info(
+            "message %s/%s is %s (event %s)", turn.channel, turn.ts,
+            "answered" if claim is Claim.DONE else "being answered", turn.event_id,
+        )  # fmt: skip
+        return None
+    lease = Lease(deps.store, key, deps.owner, claim, deps.renew_every)
+    if claim is Claim.UNSURE:
+        reply_ts = await _reply_already_posted(deps.store, client, turn)
+        if reply_ts is not None:
+            log.info("event %s was answered (reply %s) before its run stopped", turn.event_id,
+                     reply_ts)  # fmt: skip
+            await lease.finish(reply_ts)
+            return None
+    elif claim is Claim.TAKEN_OVER:
+        log.info("event %s: taking over from a run that stopped before replying", turn.event_id)
+    return lease
+
+
+async def _reply_already_posted(
+    store: AnswerStore, client: AsyncWebClient, turn: Turn
+) -> str | None:
+    record = await asyncio.to_thread(store.posted_answer, turn.team, turn.channel, turn.ts)
+    if record is not None:
+        return record.reply_ts
+    try:
+        return await posted_reply(client, turn)
+    except Unknown:
+        # Answering again risks a second reply; not answering risks none at all. The second
+        # reply is the lesser harm, and it is logged.
+        return None
+
+
+async def _respond(
+    deps: ListenerDeps, live: Live, client: AsyncWebClient, turn: Turn, lease: Lease
+) -> None:
+    if turn.in_thread and await record_reason(deps, client, turn, lease):
+        return
+    scope = await live.policy.scope_for(
+        turn.team, turn.channel, turn.channel_type, ext_shared=turn.ext_shared
+    )
+    if not turn.text:
+        unverified = scope.kind is ConversationKind.UNKNOWN
+        help_reply = render_help(scope.collections, live.config.feedback, unverified=unverified)
+        await _reply(deps, client, turn, lease, help_reply)
+        return
+    cosmetic = cosmetic_client(client)
+    # In the background: the answer never waits for the :eyes:.
+    eyes = asyncio.create_task(react(cosmetic, "reactions_add", turn))
+    try:
+        message, answer = await _answer(deps, live, turn, scope)
+        await _reply(deps, client, turn, lease, message, answer)
+    finally:
+        # Removed only once the add is answered (a removal first would leave the :eyes: on).
+        if await eyes:
+            await react(cosmetic, "reactions_remove", turn)
+
+
+async def _reply(
+    deps: ListenerDeps, client: AsyncWebClient, turn: Turn, lease: Lease, message: Message,
+    answer: Answer | None = None,
+) -> None:  # fmt: skip
+    """Post, store the answer, then mark the claim done. A failed post leaves the claim open
+    (released on exit) so a redelivery tries again; the unposted answer is still stored."""
+    if not await lease.begin_post():
+        return
+    reply_ts = await post(client, turn, message)
+    if answer is not None:
+        await _save(deps, turn, answer, reply_ts)
+    if reply_ts is not None:
+        await lease.finish(reply_ts)
+
+
+async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
+    """A channel thread reply seen as `message`: record it if it is an awaited reason, else leave
+    it unclaimed for the app_mention delivery of the same message."""
+    if turn.team not in (await deps.runtime.current()).config.teams:
+        return
+    try:
+        if await _pending_reason(deps.store, turn) is None:
+            return
+        lease = await claim_turn(deps, client, turn)
+        if lease is not None:
+            async with lease:
+                await record_reason(deps, client, turn, lease)
+    except Exception:
+        # Not known to be a reason, so no reply: the app_mention delivery answers the person.
+        log.exception("handling thread reply %s in %s failed", turn.event_id, turn.channel)
+
+
+async def _answer(
+    deps: ListenerDeps, live: Live, turn: Turn, scope: Scope
+) -> tuple[Message, Answer | None]:
+    if len(turn.text) > MAX_QUESTION_CHARS:
+        # check_question's own words are for the command line; in Slack, say what to change.
+        too_long = (
+            f"That question is {len(turn.text):,} characters long; I can take up to "
+            f"{MAX_QUESTION_CHARS:,}. Ask about one thing, or quote only the relevant part."
+        )
+        return render_input_error(too_long), None
+    try:
+        question = check_question(turn.text)
+    except InputError as exc:
+        return render_input_error(str(exc)), None
+    try:
+        context: tuple[str, ...] = ()
+        if turn.in_thread:
+            context = await asyncio.to_thread(
+                deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
+            )
+        answer = await live.answerer.answer(question, scope, context=context, user_id=turn.user)
+        return render_answer(answer, live.config.feedback), answer
+    except Exception:
+        # The edge catches broadly so the asker always hears back; the traceback is logged.
+        log.exception("answering event %s in %s failed", turn.event_id, turn.channel)
+        return render_error(INTERNAL_ERROR), None
+
+
+async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | None) -> None:
+    """Kept even when the reply could not be posted: it is still evidence of what happened."""
+    # reply_ts is unique per channel in the store; an unposted reply gets a marker that no
+    # Slack message ts can equal (so no reaction ever finds it) and that stays unique.
+    reply = reply_ts or f"{UNPOSTED}{turn.ts}"
+    record = AnswerRecord(
+        team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply,
+        question_ts=turn.ts, asker=turn.user, question=answer.question,
+        answer=answer.to_dict(), created=deps.now().isoformat(),
+    )  # fmt: skip
+    try:
+        await asyncio.to_thread(deps.store.save_answer, record)
+    except Exception:
+        log.exception("storing the answer to event %s failed", turn.event_id)
+
+
+async def record_reason(
+    deps: ListenerDeps, client: AsyncWebClient, turn: Turn, lease: Lease
+) -> bool:
+    """True when this thread reply is the reason its author was invited to give after a :x:."""
+    if not turn.text:
+        return False
+    answer_id = await _pending_reason(deps.store, turn)
+    if answer_id is None:
+        return False
+    try:
+        # Storing the reason also answers the invitation, so the next reply is a question.
+        await asyncio.to_thread(
+            deps.store.add_reason, answer_id, turn.user, turn.text, deps.now().isoformat()
+        )
+        reply = "Thanks, I saved that with the report on my answer."
+    except Exception:
+        log.exception("storing the reason for answer %s failed", answer_id)
+        reply = "Sorry, I could not save that with the report; please tell the docbot admins."
+    await _reply(deps, client, turn, lease, plain_message(reply))
+    return True
+
+
+async def _pending_reason(store: AnswerStore, turn: Turn) -> int | None:
+    """The answer in this thread whose reason the author was invited to give after a :x:.
+
+    Kept in the store, so an invitation survives a restart of docbot."""
+    return await asyncio.to_thread(
+        store.pending_reason, turn.team, turn.channel, turn.reply_thread, turn.user
+    )

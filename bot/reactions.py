@@ -1,0 +1,110 @@
+"""Reactions on docbot's answers become feedback: a wrong-mark is thanked once and invites a
+reason; removing the reaction retracts it. Each reaction event changes feedback at most once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.deps import ListenerDeps
+from bot.events import Reaction
+from bot.leases import Lease
+from bot.store import AnswerRecord, EventKey
+from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from retrieval.config import Config
+
+log = logging.getLogger("docbot.slack")
+
+
+async def handle_reaction(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction | None,
+    bot_user_id: str | None, *, added: bool,
+) -> None:  # fmt: skip
+    """Feedback on docbot's own answers only, from the configured emoji sets; idempotent."""
+    if reaction is None or reaction.user == bot_user_id:
+        return
+    config = (await deps.runtime.current()).config
+    if reaction.team not in config.teams:
+        return
+    kind = _feedback_kind(config, reaction.emoji)
+    if kind is None:
+        return
+    try:
+        await _record_feedback(deps, client, reaction, kind, bot_user_id, added=added)
+    except Exception:
+        # Runs after the ack: nobody waits on it, so log rather than let Bolt swallow it.
+        log.exception(
+            "recording reaction event %s on %s/%s failed",
+            reaction.event_id, reaction.channel, reaction.ts,
+        )  # fmt: skip
+
+
+async def _record_feedback(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
+    bot_user_id: str | None, *, added: bool,
+) -> None:  # fmt: skip
+    store = deps.store
+    record = await asyncio.to_thread(
+        store.find_answer, reaction.team, reaction.channel, reaction.ts
+    )
+    if record is None or record.id is None:
+        return  # not a docbot answer
+    # A redelivered reaction_added after its reaction_removed would otherwise mark it again.
+    key = EventKey(reaction.event_id)
+    claim = await asyncio.to_thread(store.claim, key, deps.owner)
+    if not claim.granted:
+        log.info("reaction event %s was already handled", reaction.event_id)
+        return
+    async with Lease(store, key, deps.owner, claim, deps.renew_every) as lease:
+        if added:
+            await _add_feedback(deps, client, reaction, kind, record, record.id, bot_user_id)
+        else:
+            await _retract_feedback(deps, reaction, record.id)
+        await lease.finish()
+
+
+async def _add_feedback(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
+    record: AnswerRecord, answer_id: int, bot_user_id: str | None,
+) -> None:  # fmt: skip
+    store, user = deps.store, reaction.user
+    before = await asyncio.to_thread(store.wrong_count, answer_id)
+    at = deps.now().isoformat()
+    new = await asyncio.to_thread(store.add_feedback, answer_id, user, kind, reaction.emoji, at)
+    # Thank (and invite a reason from) each person once, on their first wrong-mark.
+    if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) > before:
+        await asyncio.to_thread(store.invite_reason, answer_id, user)
+        await _thank_for_wrong(client, record, user, bot_user_id)
+
+
+async def _retract_feedback(deps: ListenerDeps, reaction: Reaction, answer_id: int) -> None:
+    # Retracting the user's last wrong-mark also withdraws their invitation (in the store).
+    await asyncio.to_thread(deps.store.remove_feedback, answer_id, reaction.user, reaction.emoji)
+
+
+async def _thank_for_wrong(
+    client: AsyncWebClient, record: AnswerRecord, user: str, bot_user_id: str | None
+) -> None:
+    me = f"<@{bot_user_id}>" if bot_user_id else "docbot"
+    text = (
+        "Thanks for flagging this answer as wrong; it has been logged for the docbot admins. "
+        f"If you can, reply in this thread mentioning {me} with what was wrong or what the "
+        "right answer is: your next reply there is saved with the report."
+    )
+    try:
+        await client.chat_postEphemeral(
+            channel=record.channel, user=user, thread_ts=record.thread_ts, text=text
+        )
+    except SLACK_CALL_ERRORS as exc:
+        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))
+
+
+def _feedback_kind(config: Config, emoji: str) -> str | None:
+    if emoji in config.feedback.wrong:
+        return "wrong"
+    if emoji in config.feedback.helpful:
+        return "helpful"
+    return None

@@ -1,0 +1,110 @@
+"""Docbot's own Slack calls around a question: the threaded reply, the :eyes:, and finding a reply
+already posted when a crashed run is taken over (conversations.replies, by the reply's metadata).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.events import Turn
+from bot.render import Message, mrkdwn, post_kwargs
+from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
+
+log = logging.getLogger("docbot.slack")
+
+WORKING_EMOJI = "eyes"
+# :eyes: is cosmetic: one try, a short timeout, never Retry-After (which can be minutes).
+COSMETIC_TIMEOUT_SECONDS = 5
+# Every reply carries the question's ts in its message metadata, so a run taking over from a
+# crashed one can tell whether the reply was already posted (see posted_reply).
+REPLY_EVENT_TYPE = "docbot_reply"
+# Pages of conversations.replies read when looking for that reply; 200 messages each.
+REPLY_PAGES = 5
+
+
+async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
+    """Post in the thread; the reply's ts, or None when posting failed (logged)."""
+    metadata = {"event_type": REPLY_EVENT_TYPE, "event_payload": {"question_ts": turn.ts}}
+    try:
+        response = await client.chat_postMessage(
+            channel=turn.channel, thread_ts=turn.reply_thread, metadata=metadata,
+            **post_kwargs(message),
+        )  # fmt: skip
+    except SLACK_CALL_ERRORS as exc:
+        log.error(
+            "chat.postMessage to %s failed for event %s: %s",
+            turn.channel, turn.event_id, slack_error(exc),
+        )  # fmt: skip
+        return None
+    ts = response.get("ts")
+    return str(ts) if ts else None
+
+
+class Unknown(Exception):
+    """Slack could not be asked whether the reply exists."""
+
+
+async def posted_reply(client: AsyncWebClient, turn: Turn) -> str | None:
+    """The ts of docbot's reply to `turn` in its thread, None when there is none.
+
+    Raises Unknown when Slack cannot be asked (logged)."""
+    cursor: str | None = None
+    for _ in range(REPLY_PAGES):
+        try:
+            response = await client.conversations_replies(
+                channel=turn.channel, ts=turn.reply_thread, oldest=turn.ts, inclusive=True,
+                include_all_metadata=True, limit=200, cursor=cursor,
+            )  # fmt: skip
+        except SLACK_CALL_ERRORS as exc:
+            log.warning(
+                "conversations.replies on %s/%s failed: %s; cannot tell whether the reply to "
+                "event %s was posted", turn.channel, turn.reply_thread, slack_error(exc),
+                turn.event_id,
+            )  # fmt: skip
+            raise Unknown from exc
+        for message in response.get("messages") or ():
+            if _replies_to(message, turn.ts):
+                return str(message["ts"])
+        cursor = ((response.get("response_metadata") or {}).get("next_cursor")) or None
+        if cursor is None:
+            return None
+    return None
+
+
+def _replies_to(message: object, question_ts: str) -> bool:
+    if not isinstance(message, Mapping):
+        return False
+    metadata = message.get("metadata")
+    if not isinstance(metadata, Mapping) or metadata.get("event_type") != REPLY_EVENT_TYPE:
+        return False
+    payload = metadata.get("event_payload")
+    return isinstance(payload, Mapping) and payload.get("question_ts") == question_ts
+
+
+async def react(client: AsyncWebClient, method: str, turn: Turn) -> bool:
+    """:eyes: while working; cosmetic, so a failure is only logged. True when it took effect."""
+    try:
+        await getattr(client, method)(channel=turn.channel, timestamp=turn.ts, name=WORKING_EMOJI)
+    except SLACK_CALL_ERRORS as exc:
+        log.warning("%s on %s/%s failed: %s", method, turn.channel, turn.ts, slack_error(exc))
+        return slack_error_code(exc) == "already_reacted"
+    return True
+
+
+def cosmetic_client(client: AsyncWebClient) -> AsyncWebClient:
+    """The same workspace and API as `client`, but one try with a short timeout: a 429 on the
+    :eyes: drops it instead of holding the reply for Retry-After."""
+    return AsyncWebClient(
+        token=client.token, base_url=client.base_url, timeout=COSMETIC_TIMEOUT_SECONDS,
+        ssl=client.ssl, proxy=client.proxy, headers=client.headers, logger=client.logger,
+        retry_handlers=[],
+    )  # fmt: skip
+
+
+def plain_message(text: str) -> Message:
+    """A fixed docbot sentence (no document or user text, so nothing to escape)."""
+    section = {"type": "section", "text": mrkdwn(text)}
+    return Message(text=text, blocks=(section,))

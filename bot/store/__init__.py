@@ -1,0 +1,47 @@
+"""The answer store: every reply docbot posted, the feedback on it, and the event ledger.
+
+The contract (bot/store/contract.py) is what the Slack app depends on; `SQLiteAnswerStore` is the
+embedded default. Everything callers need is importable from here.
+"""
+
+from bot.store.contract import (
+    EVENT_RETENTION_SECONDS,
+    FEEDBACK_KINDS,
+    LEASE_SECONDS,
+    REASON_WINDOW_SECONDS,
+    UNPOSTED,
+    AnswerLog,
+    AnswerRecord,
+    AnswerStore,
+    Claim,
+    ClaimKey,
+    EventKey,
+    EventLedger,
+    FeedbackEntry,
+    FeedbackLog,
+    FeedbackReason,
+    MentionKey,
+    StoreError,
+)
+from bot.store.sqlite import SQLiteAnswerStore
+
+__all__ = [
+    "EVENT_RETENTION_SECONDS",
+    "FEEDBACK_KINDS",
+    "LEASE_SECONDS",
+    "REASON_WINDOW_SECONDS",
+    "UNPOSTED",
+    "AnswerLog",
+    "AnswerRecord",
+    "AnswerStore",
+    "Claim",
+    "ClaimKey",
+    "EventKey",
+    "EventLedger",
+    "FeedbackEntry",
+    "FeedbackLog",
+    "FeedbackReason",
+    "MentionKey",
+    "SQLiteAnswerStore",
+    "StoreError",
+]

@@ -1,0 +1,169 @@
+"""The store contract: three small seams split by purpose (event ledger, answer log, feedback).
+
+Every operation is one atomic step, so SQLite now and PostgreSQL next can both implement it and
+pass one shared test suite (tests/bot/store/). The Slack app depends on `AnswerStore`, all three.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from retrieval.errors import DocbotError
+
+FEEDBACK_KINDS = ("wrong", "helpful")
+# Slack retries a delivery within minutes; three days of claims is ample and keeps the ledger
+# small. Older claims are pruned on open and then at most once an hour.
+EVENT_RETENTION_SECONDS = 3 * 24 * 3600
+PRUNE_EVERY_SECONDS = 3600
+# After a :x: docbot invites a reason; a reply a day later is more likely a new question.
+REASON_WINDOW_SECONDS = 24 * 3600
+# How long a claim stays its owner's without renewal. Slack retries a delivery about a minute
+# after the first try (then after five): a crashed owner's lease must have lapsed by then, so the
+# retry is answered. A live owner renews every LEASE_SECONDS / 3 (bot/leases.py) for as long as
+# its answer takes, so a slow answer (the model's ~45 s deadline, a Retry-After on the post) is
+# never taken over; only an owner that missed three renewals in a row, i.e. is dead or frozen,
+# loses it.
+LEASE_SECONDS = 30.0
+UNPOSTED = "unposted:"  # reply_ts prefix of an answer whose reply could not be posted
+
+
+class StoreError(DocbotError):
+    """The answer store cannot be opened, read or written."""
+
+
+# --- event ledger ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EventKey:
+    """A delivery by Slack's event id (reactions: one event, one change of feedback)."""
+
+    event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class MentionKey:
+    """A person's message, however often and under whichever event ids it is delivered."""
+
+    team: str
+    channel: str
+    ts: str
+
+
+ClaimKey = EventKey | MentionKey
+
+
+class Claim(StrEnum):
+    """What claiming a key found. The first three grant the claim to the caller."""
+
+    NEW = "new"  # never seen: answer it
+    TAKEN_OVER = "taken_over"  # its owner's lease lapsed before it began posting: answer it
+    UNSURE = "unsure"  # its owner's lease lapsed after it began posting: was the reply posted?
+    BUSY = "busy"  # a live owner holds it: a duplicate delivery, drop it
+    DONE = "done"  # answered: final, never again
+
+    @property
+    def granted(self) -> bool:
+        return self in (Claim.NEW, Claim.TAKEN_OVER, Claim.UNSURE)
+
+
+class EventLedger(Protocol):
+    """Which deliveries are being answered and which are done, as leases held by an owner (one
+    running process: pid plus a random token, so a restart under the same pid is another owner).
+    """
+
+    def claim(self, key: ClaimKey, owner: str) -> Claim:
+        """Take the key unless it is done or a live lease holds it (see `Claim`)."""
+        ...
+
+    def renew(self, key: ClaimKey, owner: str) -> bool:
+        """Extend `owner`'s lease; False when it is not (or no longer) theirs."""
+        ...
+
+    def begin_post(self, key: ClaimKey, owner: str) -> bool:
+        """Record the intent to post, if `owner` still holds the key; False means another owner
+        took it over and this one must not post. After a crash past this point the next claim
+        is `UNSURE`."""
+        ...
+
+    def finish(self, key: ClaimKey, reply_ts: str | None = None) -> None:
+        """Mark the key done (whoever holds it: a posted reply is final)."""
+        ...
+
+    def release(self, key: ClaimKey, owner: str) -> None:
+        """Give `owner`'s unfinished lease up now, so the next delivery may take it at once."""
+        ...
+
+
+# --- answer log --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    team: str
+    channel: str
+    thread_ts: str  # the thread the reply is in
+    reply_ts: str  # docbot's reply message (UNPOSTED + question ts when it could not post)
+    question_ts: str  # the message that asked
+    asker: str
+    question: str
+    answer: dict[str, Any]  # Answer.to_dict()
+    created: str  # ISO 8601
+    id: int | None = None
+
+
+class AnswerLog(Protocol):
+    def save_answer(self, record: AnswerRecord) -> int:
+        """Store a reply's answer; its id. Each reply is saved once (StoreError otherwise)."""
+        ...
+
+    def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None: ...
+
+    def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
+        """The posted reply to the message `question_ts`, if one is stored."""
+        ...
+
+    def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
+        """The questions docbot replied to in this thread, oldest first."""
+        ...
+
+
+# --- feedback ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackReason:
+    user: str
+    text: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackEntry:
+    """One reaction on an answer, with the answer it judges and the reasons its author gave."""
+
+    answer_id: int
+    kind: str  # wrong | helpful
+    emoji: str
+    user: str
+    at: str
+    record: AnswerRecord
+    reasons: tuple[FeedbackReason, ...]  # from the same user on the same answer, oldest first
+
+
+class FeedbackLog(Protocol):
+    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
+    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
+    def wrong_count(self, answer_id: int) -> int: ...
+    def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None: ...
+    def invite_reason(self, answer_id: int, user: str) -> None: ...
+    def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
+    def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...
+
+
+class AnswerStore(EventLedger, AnswerLog, FeedbackLog, Protocol):
+    """All three seams on one backend (one file, or one database)."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,125 @@
+"""The feedback log: reactions on answers, the reasons given, and the invitations to give one."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.store import REASON_WINDOW_SECONDS, AnswerStore, StoreError
+from tests.bot.store.conftest import Backend, FakeClock, marked_wrong, record
+
+
+def test_feedback_is_idempotent_and_retractable(store: AnswerStore) -> None:
+    answer_id = store.save_answer(record())
+    assert store.add_feedback(answer_id, "U2", "wrong", "x", "t1") is True
+    assert store.add_feedback(answer_id, "U2", "wrong", "x", "t2") is False
+    assert store.add_feedback(answer_id, "U2", "wrong", "-1", "t3") is True
+    assert store.add_feedback(answer_id, "U3", "wrong", "x", "t4") is True
+    assert store.add_feedback(answer_id, "U4", "helpful", "tada", "t5") is True
+    assert store.wrong_count(answer_id) == 2  # U2's two emoji are one person
+    assert store.remove_feedback(answer_id, "U3", "x") is True
+    assert store.remove_feedback(answer_id, "U3", "x") is False
+    assert store.wrong_count(answer_id) == 1
+    assert store.remove_feedback(answer_id, "U2", "x") and store.remove_feedback(
+        answer_id, "U2", "-1"
+    )
+    assert store.wrong_count(answer_id) == 0
+
+
+def test_feedback_entries_join_answer_and_reasons(store: AnswerStore) -> None:
+    first = store.save_answer(record("2.0", question="first?"))
+    second = store.save_answer(record("3.0", question="second?"))
+    store.add_feedback(first, "U2", "wrong", "x", "2026-10-03T11:00:00")
+    store.add_feedback(second, "U3", "helpful", "white_check_mark", "2026-10-03T12:00:00")
+    store.add_reason(first, "U2", "the command was renamed", "2026-10-03T11:01:00")
+    store.add_reason(first, "U9", "someone else's reason", "2026-10-03T11:02:00")
+
+    everything = store.feedback_entries(wrong_only=False)
+    assert [(e.answer_id, e.kind, e.user) for e in everything] == [
+        (first, "wrong", "U2"), (second, "helpful", "U3"),
+    ]  # fmt: skip
+    wrong = store.feedback_entries(wrong_only=True)
+    assert len(wrong) == 1
+    entry = wrong[0]
+    assert entry.record.question == "first?" and entry.emoji == "x"
+    assert entry.record.answer["claims"][0]["text"] == "Run `make rollback`."
+    assert [(r.user, r.text) for r in entry.reasons] == [("U2", "the command was renamed")]
+
+
+def test_feedback_pending_reason_survives_a_restart_until_given(
+    backend: Backend, clock: FakeClock
+) -> None:
+    first = backend.open(clock)
+    answer_id = marked_wrong(first)
+    assert first.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+    first.close()
+
+    again = backend.open(clock)  # a restart: a new store on the same database
+    assert again.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+    for other in (("T1", "C1", "1.0", "U3"), ("T1", "C1", "9.0", "U2"),
+                  ("T1", "C2", "1.0", "U2"), ("T2", "C1", "1.0", "U2")):  # fmt: skip
+        assert again.pending_reason(*other) is None
+    again.add_reason(answer_id, "U2", "the command was renamed", "2026-10-03T11:05:00+00:00")
+    assert again.pending_reason("T1", "C1", "1.0", "U2") is None  # the next reply is a question
+    again.close()
+
+    last = backend.open(clock)
+    assert last.pending_reason("T1", "C1", "1.0", "U2") is None
+    (entry,) = last.feedback_entries(wrong_only=True)
+    assert [r.text for r in entry.reasons] == ["the command was renamed"]
+    last.close()
+
+
+def test_feedback_pending_reason_lapses_after_the_window(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    answer_id = marked_wrong(store)
+    clock.now += REASON_WINDOW_SECONDS - 1
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+    clock.now += 2
+    assert store.pending_reason("T1", "C1", "1.0", "U2") is None
+
+
+def test_feedback_pending_reason_is_the_latest_unexplained_answer(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    first = marked_wrong(store, reply_ts="2.0")
+    clock.now += 60
+    second = marked_wrong(store, reply_ts="3.0")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == second
+    store.add_reason(second, "U2", "outdated", "2026-10-03T11:05:00+00:00")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == first
+    clock.now += 60
+    store.invite_reason(first, "U3")  # another person's invitation is theirs alone
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == first
+    store.close()
+
+
+def test_feedback_retracting_the_last_wrong_mark_withdraws_the_invitation(
+    store: AnswerStore,
+) -> None:
+    answer_id = marked_wrong(store)
+    store.add_feedback(answer_id, "U2", "wrong", "-1", "t")
+    store.add_feedback(answer_id, "U2", "helpful", "tada", "t")
+    assert store.add_feedback(answer_id, "U3", "wrong", "x", "t")
+    store.remove_feedback(answer_id, "U2", "x")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == answer_id  # :-1: still says wrong
+    store.remove_feedback(answer_id, "U2", "-1")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") is None  # despite U3's mark
+    store.add_feedback(answer_id, "U2", "wrong", "x", "t")  # marked again: invited again
+    store.invite_reason(answer_id, "U2")
+    assert store.pending_reason("T1", "C1", "1.0", "U2") == answer_id
+
+
+def test_feedback_invite_reason_needs_a_stored_answer(store: AnswerStore) -> None:
+    with pytest.raises(StoreError, match="no answer with id 999"):
+        store.invite_reason(999, "U2")
+
+
+def test_feedback_rejects_unknown_kind_and_answer(store: AnswerStore) -> None:
+    answer_id = store.save_answer(record())
+    with pytest.raises(StoreError, match="kind 'meh'"):
+        store.add_feedback(answer_id, "U2", "meh", "x", "t")
+    with pytest.raises(StoreError, match="no answer with id 999"):
+        store.add_feedback(999, "U2", "wrong", "x", "t")
+    with pytest.raises(StoreError, match="no answer with id 999"):
+        store.add_reason(999, "U2", "why", "t")

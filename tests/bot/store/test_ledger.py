@@ -1,0 +1,130 @@
+"""The event ledger: claims are leases. A live claim stops duplicates, a dead owner's claim is
+taken over once its lease lapses, and a finished claim is final, also across restarts."""
+
+from __future__ import annotations
+
+import threading
+
+from bot.store import EVENT_RETENTION_SECONDS, LEASE_SECONDS, AnswerStore, Claim, EventKey
+from bot.store import MentionKey as Mention
+from tests.bot.store.conftest import Backend, FakeClock
+
+A, B = "101:aaaa", "202:bbbb"  # two processes (pid:token)
+KEY = Mention("T1", "C1", "1.0")
+
+
+def test_ledger_first_claim_is_new_and_a_live_claim_is_busy(store: AnswerStore) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    assert store.claim(KEY, B) is Claim.BUSY
+    assert store.claim(KEY, A) is Claim.BUSY  # a redelivery to the owner itself is a duplicate
+
+
+def test_ledger_keys_are_team_channel_and_ts_and_events_apart(store: AnswerStore) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    assert store.claim(Mention("T1", "C2", "1.0"), A) is Claim.NEW
+    assert store.claim(Mention("T2", "C1", "1.0"), A) is Claim.NEW
+    assert store.claim(EventKey("Ev1"), A) is Claim.NEW
+    assert store.claim(EventKey("Ev1"), B) is Claim.BUSY
+
+
+def test_ledger_finished_claim_is_final_across_restarts(
+    backend: Backend, store: AnswerStore, clock: FakeClock
+) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    store.finish(KEY, "2.0")
+    clock.now += LEASE_SECONDS * 10
+    assert store.claim(KEY, B) is Claim.DONE
+    assert not store.renew(KEY, A) and not store.begin_post(KEY, A)
+    store.release(KEY, A)
+    again = backend.open(clock)  # a restart on the same database
+    assert again.claim(KEY, B) is Claim.DONE
+
+
+def test_ledger_dead_owner_is_taken_over_after_the_lease(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    clock.now += LEASE_SECONDS - 1
+    assert store.claim(KEY, B) is Claim.BUSY
+    clock.now += 2  # A never renewed: it is gone
+    assert store.claim(KEY, B) is Claim.TAKEN_OVER
+    assert store.claim(KEY, A) is Claim.BUSY  # now B's
+    assert not store.renew(KEY, A)
+    assert not store.begin_post(KEY, A)  # A, back from a freeze, must not post
+    assert store.begin_post(KEY, B)
+
+
+def test_ledger_renewing_owner_is_never_taken_over(store: AnswerStore, clock: FakeClock) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    for _ in range(20):  # ten lease lengths of a slow answer
+        clock.now += LEASE_SECONDS / 2
+        assert store.renew(KEY, A)
+        assert store.claim(KEY, B) is Claim.BUSY
+
+
+def test_ledger_owner_that_began_posting_is_taken_over_unsure(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    assert store.begin_post(KEY, A)
+    clock.now += LEASE_SECONDS + 1
+    assert store.claim(KEY, B) is Claim.UNSURE  # the reply may be out: look before answering
+    store.finish(KEY, "2.0")  # B found it
+    assert store.claim(KEY, A) is Claim.DONE
+
+
+def test_ledger_released_claim_is_free_at_once(store: AnswerStore) -> None:
+    assert store.claim(KEY, A) is Claim.NEW
+    store.release(KEY, B)  # not B's to give up
+    assert store.claim(KEY, B) is Claim.BUSY
+    store.release(KEY, A)
+    assert store.claim(KEY, B) is Claim.TAKEN_OVER
+    assert store.begin_post(KEY, B)
+    store.release(KEY, B)  # a failed post: the next run must look for the reply first
+    assert store.claim(KEY, A) is Claim.UNSURE
+
+
+def test_ledger_claim_is_atomic_across_threads(store: AnswerStore) -> None:
+    results: list[Claim] = []
+    barrier = threading.Barrier(8)
+
+    def claim(n: int) -> None:
+        barrier.wait()
+        results.append(store.claim(EventKey("EvRace"), f"{n}:token"))
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == sorted([Claim.BUSY] * 7 + [Claim.NEW])
+
+
+def test_ledger_claim_is_atomic_between_two_stores(backend: Backend, clock: FakeClock) -> None:
+    """Two stores on one database stand in for two processes sharing it."""
+    stores = [backend.open(clock), backend.open(clock)]
+    results: list[Claim] = []
+    barrier = threading.Barrier(8)
+
+    def claim(n: int) -> None:
+        barrier.wait()
+        results.append(stores[n % 2].claim(EventKey("EvShared"), f"{n}:token"))
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == sorted([Claim.BUSY] * 7 + [Claim.NEW])
+
+
+def test_ledger_forgets_claims_after_retention(backend: Backend, clock: FakeClock) -> None:
+    store = backend.open(clock)
+    assert store.claim(EventKey("Ev1"), A) is Claim.NEW and store.claim(KEY, A) is Claim.NEW
+    store.finish(EventKey("Ev1"))
+    store.finish(KEY, "2.0")
+    clock.now += 3600  # retried an hour later: still done
+    assert store.claim(EventKey("Ev1"), B) is Claim.DONE and store.claim(KEY, B) is Claim.DONE
+    clock.now += EVENT_RETENTION_SECONDS + 1
+    assert store.claim(EventKey("Ev1"), B) is Claim.NEW
+    assert store.claim(KEY, B) is Claim.NEW

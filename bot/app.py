@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_bolt.middleware.request_verification.async_request_verification import (
     AsyncRequestVerification,
 )
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
@@ -35,6 +38,8 @@ __all__ = [
 
 SLACK_API_URL = "https://slack.com/api/"
 
+
+log = logging.getLogger("docbot.slack")
 
 BOLT_LOGGER = "docbot.slack.bolt"
 # Where Bolt logs a request whose signature or timestamp is wrong (bolt's get_bolt_logger naming).
@@ -113,5 +118,25 @@ def build_app(
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
     runtime = LiveRuntime(Live(config, answerer, policy), reload)
     deps = ListenerDeps(runtime=runtime, store=store, in_flight=in_flight or InFlight())
+    app.middleware(_refuse_when_closed(deps.in_flight))
     register(app, deps)
     return app
+
+
+def _refuse_when_closed(in_flight: InFlight) -> Callable[..., Awaitable[BoltResponse | None]]:
+    """Once shutdown has begun, events are answered 503 before Bolt acknowledges them: Slack
+    delivers them again (to this app once restarted, or to another replica) instead of handing
+    them to a process that may be gone before it answers."""
+
+    async def refuse(
+        body: dict[str, Any], next_: Callable[[], Awaitable[None]]
+    ) -> BoltResponse | None:
+        if in_flight.accepting or body.get("type") != "event_callback":
+            await next_()
+            return None
+        log.info(
+            "shutting down: event %s refused, for Slack to deliver again", body.get("event_id")
+        )
+        return BoltResponse(status=503, body="docbot is shutting down; deliver again later")
+
+    return refuse

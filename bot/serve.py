@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -35,6 +36,7 @@ log = logging.getLogger("docbot.serve")
 EVENTS_PATH = "/slack/events"
 # On shutdown, answers already acknowledged get this long to finish before the loop closes.
 DRAIN_SECONDS = 20.0
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def http_app(
@@ -95,13 +97,15 @@ async def run_serve(
     host: str | None = None,
     reload: Reload | None = None,
     retry: RetryPolicy | None = None,
+    in_flight: InFlight | None = None,
 ) -> None:
-    """Serve until cancelled (Ctrl-C); configuration problems surface before anything listens.
+    """Serve until SIGTERM or SIGINT (or cancelled), then drain; configuration problems surface
+    before anything listens.
 
     `host` and `port` (HTTP mode only) default to `serve:` in docbot.yml, read at start-up.
     With `reload`, changes to docbot.yml and the index apply from the next question. `retry`
     is how the Web API client waits between tries (slack_sdk's backoff unless a test says)."""
-    in_flight = InFlight()
+    in_flight = in_flight or InFlight()
     app = build_app(
         settings, answerer, store, config=config, in_flight=in_flight, reload=reload, retry=retry
     )
@@ -114,20 +118,58 @@ async def run_serve(
             "events from it will be ignored; add its ID if docbot should answer there",
             identity.get("team_id"), list(config.teams),
         )  # fmt: skip
+    if settings.socket_mode:
+        if host is not None or port is not None:
+            log.warning(
+                "Socket Mode connects out to Slack and listens on no port: --host and "
+                "--port apply to HTTP mode only and are not used"
+            )
+        serving = asyncio.create_task(_serve_socket_mode(app, settings.app_token()))
+    else:
+        listen_host = config.serve.host if host is None else host
+        listen_port = config.serve.port if port is None else port
+        serving = asyncio.create_task(
+            _serve_http(app, settings.signing_secret(), listen_host, listen_port)
+        )
     try:
-        if settings.socket_mode:
-            if host is not None or port is not None:
-                log.warning(
-                    "Socket Mode connects out to Slack and listens on no port: --host and "
-                    "--port apply to HTTP mode only and are not used"
-                )
-            await _serve_socket_mode(app, settings.app_token())
-        else:
-            listen_host = config.serve.host if host is None else host
-            listen_port = config.serve.port if port is None else port
-            await _serve_http(app, settings.signing_secret(), listen_host, listen_port)
+        await _until_stopped(serving)
     finally:
+        # Refuse what still arrives (Slack delivers it again), stop listening, then let the
+        # answers already acknowledged post their replies.
+        in_flight.close()
+        serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
         await _drain(in_flight, DRAIN_SECONDS)
+
+
+async def _until_stopped(serving: asyncio.Task[None]) -> None:
+    """Until SIGTERM (systemd, Docker, Kubernetes) or SIGINT (Ctrl-C) arrives, or the server
+    fails (its error is raised). A second signal during the drain stops at once (the handlers
+    are gone by then: the default action applies)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    installed = []
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            # Not in the main thread (or not on POSIX): cancellation is then the only stop.
+            loop.add_signal_handler(sig, _stopping, sig, stop)
+            installed.append(sig)
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+    if serving.done():
+        serving.result()
+
+
+def _stopping(sig: signal.Signals, stop: asyncio.Event) -> None:
+    log.info("received %s: no longer accepting events; finishing the answers in progress",
+             sig.name)  # fmt: skip
+    stop.set()
 
 
 async def check_token(client: AsyncWebClient) -> dict[str, object]:
@@ -162,7 +204,7 @@ async def _serve_http(app: AsyncApp, signing_secret: str, host: str, port: int) 
                 "(--port, or serve.port in docbot.yml), or another --host"
             ) from exc
         log.info("listening for Slack events on http://%s:%d%s", host, port, EVENTS_PATH)
-        await asyncio.Event().wait()  # until cancelled
+        await asyncio.Event().wait()  # until cancelled by run_serve
     finally:
         await runner.cleanup()
 

@@ -1,0 +1,110 @@
+"""`docbot serve` on SIGTERM, as systemd, Docker and Kubernetes stop it: the answer already
+acknowledged is posted, what arrives meanwhile is refused (so Slack delivers it again), and
+serve returns normally."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+import aiohttp
+
+from bot.app import Answerer, InFlight
+from bot.serve import run_serve
+from bot.store import Claim, MentionKey, SQLiteAnswerStore
+from retrieval.config import Config
+from tests.bot.conftest import TEAM
+from tests.bot.harness import GENERAL, fake_slack, mention, post_event, settings_for, with_channels
+
+
+@contextmanager
+def sigterm_caught() -> Iterator[list[int]]:
+    """Catches a SIGTERM that serve did not handle, so the test fails instead of pytest dying."""
+    caught: list[int] = []
+
+    def fallback(signum: int, frame: FrameType | None) -> None:
+        caught.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, fallback)
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def _listening(port: int) -> None:
+    for _ in range(500):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"serve never listened on {port}")
+
+
+async def _closed(in_flight: InFlight) -> None:
+    """Until serve has stopped taking events (its signal handler ran)."""
+    for _ in range(500):
+        if not in_flight.accepting:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("serve kept accepting events after SIGTERM")
+
+
+async def _refused(session: aiohttp.ClientSession, url: str, body: dict[str, object]) -> bool:
+    """Whether the delivery was not acknowledged (503, or nobody listening any more)."""
+    try:
+        status, _ = await post_event(session, url, body)
+    except aiohttp.ClientConnectionError:
+        return True
+    return status != 200
+
+
+def test_serve_sigterm_drains_the_answer_in_progress_and_refuses_new_events(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+    port = _free_port()
+
+    async def main() -> list[str]:
+        async with fake_slack() as slack:
+            settings = settings_for(with_channels(slack))
+            in_flight = InFlight()
+            server = asyncio.create_task(run_serve(
+                config, settings, answerer, store, port=port, host="127.0.0.1",
+                in_flight=in_flight,
+            ))  # fmt: skip
+            await _listening(port)
+            url = f"http://127.0.0.1:{port}/slack/events"
+            gate = slack.hold("chat.postMessage")
+            async with aiohttp.ClientSession() as session:
+                first = mention("how do I roll back?", channel=GENERAL, ts="50.000100",
+                                event_id="Ev50", bot_user_id=slack.bot_user_id)  # fmt: skip
+                assert (await post_event(session, url, first))[0] == 200
+                await slack.wait_for("chat.postMessage")  # the answer is being posted
+                os.kill(os.getpid(), signal.SIGTERM)
+                await _closed(in_flight)
+                late = mention("how long does a deploy take?", channel=GENERAL, ts="50.000200",
+                               event_id="Ev51", bot_user_id=slack.bot_user_id)  # fmt: skip
+                assert await _refused(session, url, late)
+            gate.set()
+            await asyncio.wait_for(server, 10)  # returns: SIGTERM is a normal stop
+            return [c.params["thread_ts"] for c in slack.posted()]
+
+    with sigterm_caught() as caught:
+        posted = asyncio.run(main())
+    assert caught == []
+    assert posted == ["50.000100"]
+    # The refused event was never claimed: its redelivery is answered.
+    assert store.claim(MentionKey(TEAM, GENERAL, "50.000200"), "1:next") is Claim.NEW

@@ -18,6 +18,7 @@ from slack_bolt.middleware.request_verification.async_request_verification impor
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.deps import REFUSED_WHILE_CLOSING
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
 from bot.live import Live, LiveRuntime, Reload
 from bot.policy import ChannelPolicy, slack_channel_lookup
@@ -137,6 +138,8 @@ def _refuse_when_closed(in_flight: InFlight) -> Callable[..., Awaitable[BoltResp
         log.info(
             "shutting down: event %s refused, for Slack to deliver again", body.get("event_id")
         )
-        return BoltResponse(status=503, body="docbot is shutting down; deliver again later")
+        return BoltResponse(
+            status=REFUSED_WHILE_CLOSING, body="docbot is shutting down; deliver again later"
+        )
 
     return refuse

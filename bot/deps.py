@@ -13,6 +13,10 @@ from bot.leases import RENEW_EVERY_SECONDS, process_owner
 from bot.live import LiveRuntime
 from bot.store import AnswerStore
 
+# What a delivery refused during shutdown is answered (HTTP status; in Socket Mode, no ack), so
+# that Slack delivers it again.
+REFUSED_WHILE_CLOSING = 503
+
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)

@@ -3,7 +3,8 @@
 Bolt's AsyncSocketModeHandler acknowledges only what a listener handled: an envelope without a
 payload, with a payload that is not an object, of a kind docbot does not serve, or one that made
 Bolt fail was never acknowledged, and Slack redelivers an unacknowledged envelope. Here each
-envelope with an `envelope_id` is acknowledged; one that is not handed to Bolt is logged once.
+envelope with an `envelope_id` is acknowledged (except one refused during shutdown, which Slack
+should deliver again); one that is not handed to Bolt is logged once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
 
+from bot.deps import REFUSED_WHILE_CLOSING
 from bot.inbound import Verdict, check_payload
 from bot.webapi import SLACK_CALL_ERRORS
 
@@ -58,8 +60,14 @@ class SocketModeConnection:
             if verdict.dispatch:
                 verdict = await self._dispatch(message)
         finally:
-            await self._ack(client, envelope_id)
-        if not verdict.dispatch:
+            # The one envelope left unacknowledged: refused because docbot is shutting down,
+            # so that Slack delivers it again (to another connection, or after the restart).
+            if verdict.status != REFUSED_WHILE_CLOSING:
+                await self._ack(client, envelope_id)
+        if verdict.status == REFUSED_WHILE_CLOSING:
+            log.info("Socket Mode envelope %s left for Slack to deliver again: shutting down",
+                     _shown(envelope_id))  # fmt: skip
+        elif not verdict.dispatch:
             log.log(logging.INFO if verdict.status == 200 else logging.WARNING,
                     "acknowledged Socket Mode envelope %s (type %s) without handling it: %s",
                     _shown(envelope_id), _shown(kind), verdict.reason)  # fmt: skip

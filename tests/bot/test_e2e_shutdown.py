@@ -13,12 +13,16 @@ from contextlib import contextmanager
 from types import FrameType
 
 import aiohttp
+from pydantic import SecretStr
 
-from bot.app import Answerer, InFlight
+from bot.app import Answerer, InFlight, build_app
 from bot.serve import run_serve
+from bot.socket_mode import SocketModeConnection
 from bot.store import Claim, MentionKey, SQLiteAnswerStore
 from retrieval.config import Config
+from tests.bot import payloads
 from tests.bot.conftest import TEAM
+from tests.bot.e2e import until
 from tests.bot.harness import GENERAL, fake_slack, mention, post_event, settings_for, with_channels
 
 
@@ -108,3 +112,35 @@ def test_serve_sigterm_drains_the_answer_in_progress_and_refuses_new_events(
     assert posted == ["50.000100"]
     # The refused event was never claimed: its redelivery is answered.
     assert store.claim(MentionKey(TEAM, GENERAL, "50.000200"), "1:next") is Claim.NEW
+
+
+def test_socket_mode_envelope_refused_during_shutdown_is_not_acknowledged(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """Socket Mode acknowledges every envelope but this one: Slack must deliver it again."""
+    config, answerer = indexed
+
+    async def main() -> list[str]:
+        async with fake_slack() as slack:
+            settings = settings_for(with_channels(slack)).model_copy(
+                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
+            )
+            in_flight = InFlight()
+            in_flight.close()  # shutdown has begun
+            app = build_app(settings, answerer, store, config=config, in_flight=in_flight)
+            url = f"{slack.url.replace('http', 'ws', 1)[:-5]}/link"
+            connection = SocketModeConnection(app, slack.app_token, url)
+            await connection.connect()
+            try:
+                late = mention("how do I roll back?", channel=GENERAL, ts="52.000100",
+                               event_id="Ev52", bot_user_id=slack.bot_user_id)  # fmt: skip
+                slack.push_socket(payloads.socket_mode_envelope(late, envelope_id="late"))
+                slack.push_socket({"envelope_id": "marker", "type": "events_api"})  # no payload
+                await until(lambda: len(slack.socket_acks) >= 1)
+                await in_flight.drain(5)
+            finally:
+                await connection.close()
+            return [a["envelope_id"] for a in slack.socket_acks]
+
+    assert asyncio.run(main()) == ["marker"]
+    assert store.claim(MentionKey(TEAM, GENERAL, "52.000100"), "1:next") is Claim.NEW

@@ -64,7 +64,3 @@ def nfkc(text: str) -> str:
 
 def nfkc_casefold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
-
-
-def identity(text: str) -> str:
-    return text

@@ -21,7 +21,6 @@ from retrieval.text.scripts import (
     CJK_RUNS,
     camel_parts,
     cjk_bigrams,
-    identity,
     nfkc,
     nfkc_casefold,
 )
@@ -182,7 +181,7 @@ ANSWER_TERMS = Tokenizer(
     stem=light_stem,
     word=JOINED_WORD,
     identifiers=Identifiers.WORDS,
-    normalize=identity,
+    normalize=nfkc,
     min_length=2,
     synonyms=SHORTHANDS,
     cjk_stops=CJK_FUNCTION_WORDS,

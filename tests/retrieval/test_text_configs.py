@@ -66,6 +66,12 @@ def test_each_reader_has_the_stemmer_it_was_measured_best_with() -> None:
     assert SnowballStemmer("english")("rotating") == "rotat"
 
 
+def test_every_configuration_reads_compatibility_forms_as_plain_letters() -> None:
+    # NFKC everywhere: a ligature or a full-width name in a question meets the plain spelling.
+    for tokenizer in (SEARCH, ANSWER_TERMS, CLAIM_WORDS):
+        assert tokenizer("ＡＰＩ ﬁle") == tokenizer("API file")
+
+
 def test_one_tokenizer_class_builds_every_configuration() -> None:
     for tokenizer in (SEARCH, ANSWER_TERMS, CLAIM_WORDS, EVIDENCE_WORDS):
         assert isinstance(tokenizer, Tokenizer)

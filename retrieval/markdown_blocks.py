@@ -16,7 +16,7 @@ from retrieval.blocks import (
     indented_end,
     paragraph,
 )
-from retrieval.text.markup import ATX_HEADING, FENCE, fence_end
+from retrieval.text.markup import ATX_HEADING, FENCE, fence_closing, fence_end
 
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 # Lines whose indented followers are their content, not an indented code block.
@@ -76,15 +76,11 @@ def _markdown_item(lines: Sequence[str], i: int, in_container: bool) -> Item:
 def fence_block(lines: Sequence[str], i: int, opening: str) -> Block:
     """A fenced code block; its pieces repeat the opening fence and the closing one."""
     end = fence_end(lines, i, opening)
-    closed = end > i and _closing(opening).match(lines[end]) is not None
+    closed = end > i and fence_closing(opening).match(lines[end]) is not None
     last = end - 1 if closed else end
     if last < i + 1:
         return Block(i, end, kind=BlockKind.CODE)
     return Block(i, end, kind=BlockKind.CODE, body=(i + 1, last), lead_from=i)
-
-
-def _closing(opening: str) -> re.Pattern[str]:
-    return re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
 
 
 def _front_matter_end(lines: Sequence[str]) -> int:

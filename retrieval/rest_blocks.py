@@ -19,13 +19,12 @@ from retrieval.blocks import (
     paragraph,
     paragraph_end,
 )
+from retrieval.text.markup import REST_DIRECTIVE, REST_EXPLICIT
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _SIMPLE_TABLE_BORDER = re.compile(r"^\s*=+(?: +=+)+\s*$")
 _GRID_BORDER = re.compile(r"^\s*\+(?:[-=:]+\+)+\s*$")
 _GRID_HEADER_BORDER = re.compile(r"^\s*\+(?:=+\+)+\s*$")
-_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
-_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
 _LABEL = re.compile(r"^\s*\.\.[ \t]+_[^:]*(?:\\:[^:]*)*:\s*$")
 _REST_SIGNS = re.compile(r"^(?:\.\.[ \t]+[\w.+:-]+::|\.\.[ \t]+_|([=\-~^\"'`#*+.:_])\1{3,}[ \t]*$)")
 _HEADER_ROWS = re.compile(r"^\s*:header-rows:\s*(\d+)\s*$")
@@ -99,7 +98,7 @@ def _rest_heading(
 
 def _rest_block(lines: Sequence[str], i: int, hi: int) -> Block:
     line = lines[i]
-    if _EXPLICIT.match(line):
+    if REST_EXPLICIT.match(line):
         return _explicit_block(lines, i, hi)
     if _SIMPLE_TABLE_BORDER.match(line):
         return _simple_table(lines, i, _simple_table_end(lines, i, hi))
@@ -162,7 +161,7 @@ def _explicit_block(lines: Sequence[str], i: int, hi: int) -> Block:
     end = indented_end(lines, i, hi, indent(line))
     if _LABEL.match(line) and end == i:
         return Block(i, end, weak=True)
-    directive = _DIRECTIVE.match(line)
+    directive = REST_DIRECTIVE.match(line)
     if directive is None:
         return Block(i, end)  # comment, footnote, citation, link target, substitution
     name = directive.group(1).lower()

@@ -9,7 +9,15 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from retrieval.text.markup import BULLET, FENCE, NUMBERED, fence_end
+from retrieval.text.markup import (
+    ATX_HEADING,
+    BULLET,
+    FENCE,
+    NUMBERED,
+    REST_DIRECTIVE,
+    REST_EXPLICIT,
+    fence_end,
+)
 from retrieval.text.sentences import sentence_spans
 
 
@@ -39,13 +47,10 @@ def markup_for(path: str) -> Markup:
     return Markup.MARKDOWN if path.lower().endswith((".md", ".markdown")) else Markup.REST
 
 
-_MD_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 _UNDERLINE = re.compile(r"^([=\-~^\"'*+#`:.])\1{2,}\s*$")
 # A list item, or a reST field (`:param x:`), read as one.
 _ITEM = re.compile(rf"^\s*(?:{BULLET}|{NUMBERED}|:[^:\s][^:]*:)\s+\S")
 _CODE_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode|literalinclude)::")
-_DIRECTIVE = re.compile(r"^\s*\.\.\s+[\w:-]+::")
-_COMMENT = re.compile(r"^\s*\.\.(?:\s|$)")
 _TABLE_BORDER = re.compile(r"^\s*[+|]?[-=:+| ]{3,}[+|]?\s*$")
 _HTML = re.compile(r"^\s*</?[A-Za-z!][^>]*>\s*$")
 
@@ -112,7 +117,7 @@ class _Splitter:
             return self._take_fence(i, fence.group(1)), False
         if self.markup is Markup.REST and _CODE_DIRECTIVE.match(line.text):
             return self._take_directive_code(i), False
-        if _MD_HEADING.match(line.text):
+        if ATX_HEADING.match(line.text):
             return self._take_heading(i, i, line.text.strip().strip("#").strip()), False
         if (
             nxt is not None
@@ -123,7 +128,7 @@ class _Splitter:
         if _UNDERLINE.match(line.text) or _TABLE_BORDER.match(line.text) or _HTML.match(line.text):
             return i + 1, False  # overlines, table borders and raw HTML are layout, not content
         rest = self.markup is Markup.REST
-        if rest and (_DIRECTIVE.match(line.text) or _COMMENT.match(line.text)):
+        if rest and (REST_DIRECTIVE.match(line.text) or REST_EXPLICIT.match(line.text)):
             # `.. note::` introduces prose, which is read as normal paragraphs below it.
             return i + 1, False
         if line.text.lstrip().startswith("|") and line.text.rstrip().endswith("|"):
@@ -208,9 +213,9 @@ class _Splitter:
             self.lines[j].blank
             or _ITEM.match(text)
             or FENCE.match(text)
-            or _MD_HEADING.match(text)
+            or ATX_HEADING.match(text)
             or _UNDERLINE.match(text)
-            or (self.markup is Markup.REST and _DIRECTIVE.match(text))
+            or (self.markup is Markup.REST and REST_DIRECTIVE.match(text))
         )
 
     def _take_paragraph(self, i: int) -> tuple[int, bool]:

@@ -12,6 +12,11 @@ FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 # group 1 is the marks, group 2 the title without a closing run of `#`.
 ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$")
 
+# reST explicit markup (`.. ` starts a comment, directive, target, footnote or substitution),
+# and a directive with its name in group 1: `.. note::`, `.. py:function::`, `.. c++:class::`.
+REST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
+REST_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
+
 # List markers: a bullet, or a number as Markdown and reST write it ("3." "3)" "(3)" "#.").
 BULLET = r"[-*+•]"
 NUMBERED = r"\d{1,3}[.)]|#\.|\(\d{1,3}\)"
@@ -24,7 +29,7 @@ NUMBERED_MARKER = re.compile(rf"^\s*(?:{NUMBERED})\s+")
 def fence_end(lines: Sequence[str], i: int, opening: str) -> int:
     """The line closing the fence `opening` on line `i`: the same character, at least as many,
     nothing after them (CommonMark). An unclosed fence runs to its last non-blank line."""
-    closing = re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
+    closing = fence_closing(opening)
     for k in range(i + 1, len(lines)):
         if closing.match(lines[k]):
             return k
@@ -32,3 +37,9 @@ def fence_end(lines: Sequence[str], i: int, opening: str) -> int:
     while last > i and not lines[last].strip():
         last -= 1
     return last
+
+
+def fence_closing(opening: str) -> re.Pattern[str]:
+    """A line that closes the fence `opening`: the same character, at least as many, nothing
+    after them."""
+    return re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")

@@ -7,11 +7,14 @@ Those corpora hold ~40k chunks at the default 350-token chunks, so chunks are sm
 (--chunk-tokens, default 80): the index has 100k documents over the same ~31 MB of text.
 
 Two scopes: "all" (channel CALL: every collection, 100k chunks) and "public" (squad plus the
-Django `ref/` pages, ~11%). Each engine is built, then loaded and queried, in its own
-subprocess so peak RSS is its own. rank-bm25's BM25Okapi.get_scores runs on the same 100k
-token lists with a smaller query sample (it scores every document in Python per query term).
+Django `ref/` pages, ~11%). Each variant (tantivy with dense vectors, as `docbot index` builds
+by default; tantivy and rank-bm25 with `retrieval.dense: false`) is built, then loaded and
+queried, in its own subprocess so peak RSS is its own; the build embeds every chunk (nothing
+cached). rank-bm25's BM25Okapi.get_scores runs on the same 100k token lists with a smaller
+query sample (it scores every document in Python per query term).
 
     python benchmarks/retrieval_scale.py [--queries 2000] [--okapi-queries 200]
+        [--variants tantivy-dense,tantivy,bm25]
 """
 
 from __future__ import annotations
@@ -85,7 +88,15 @@ def squad_questions() -> list[tuple[str, str]]:
     return out
 
 
-def write_config(work: Path, engine: str, chunk_tokens: int) -> Path:
+VARIANTS = {
+    "tantivy-dense": ("tantivy", True),
+    "tantivy": ("tantivy", False),
+    "bm25": ("bm25", False),
+}
+
+
+def write_config(work: Path, variant: str, chunk_tokens: int) -> Path:
+    engine, dense = VARIANTS[variant]
     collections = []
     for entry in COLLECTIONS:
         entry = dict(entry)
@@ -93,12 +104,13 @@ def write_config(work: Path, engine: str, chunk_tokens: int) -> Path:
             entry |= {"access": "private", "channels": ["CALL"]}
         collections.append(entry)
     raw = {
-        "state_dir": f"state-{engine}",
+        "state_dir": f"state-{variant}",
         "teams": ["T1"],
         "collections": collections,
         "search": {"engine": engine, "chunk_tokens": chunk_tokens},
+        "retrieval": {"dense": dense},
     }
-    path = work / f"docbot-{engine}.yml"
+    path = work / f"docbot-{variant}.yml"
     path.write_text(yaml.safe_dump(raw), encoding="utf-8")
     return path
 
@@ -165,6 +177,7 @@ def child_build(work: Path, engine: str) -> dict[str, Any]:
     return {
         "build_s": time.perf_counter() - started,
         "engines": written.built,
+        "embedded": written.embedded,
         "build_rss_mb": peak_rss_mb(),
     }
 
@@ -179,13 +192,16 @@ def child_query(work: Path, engine: str, n_queries: int) -> dict[str, Any]:
         scope = resolve_scope(config, "T1", channel, ConversationKind.CHANNEL)
         for question, _ in questions[:20]:
             index.search(question, scope, 10)  # warm the page cache and the memo
-        latencies, found = [], 0
+        latencies, found, first = [], 0, 0
         for question, gold in questions:
             t = time.perf_counter()
             hits = index.search(question, scope, 10)
             latencies.append(1000 * (time.perf_counter() - t))
-            found += any(h.chunk.collection == "squad" and h.chunk.path == gold for h in hits[:5])
+            ranks = [h.chunk.collection == "squad" and h.chunk.path == gold for h in hits[:5]]
+            found += any(ranks)
+            first += bool(ranks and ranks[0])
         result[label] = _latency(latencies) | {
+            "recall_1": first / len(questions),
             "recall_5": found / len(questions),
             "chunks": sum(index.collections()[n][1] for n in scope.collections),
             "engine": index.engine_name(scope),
@@ -241,10 +257,11 @@ def report(prepared: dict[str, float], runs: dict[str, dict[str, Any]]) -> None:
         f"chunks: {sum(counts.values())} ({counts}); "
         f"scan+chunk of the corpora {prepared['scan_and_chunk_s']:.1f} s"
     )
-    for engine in ("tantivy", "bm25"):
-        build, query = runs[f"{engine}-build"], runs[f"{engine}-query"]
+    for variant in [v for v in VARIANTS if f"{v}-build" in runs]:
+        build, query = runs[f"{variant}-build"], runs[f"{variant}-query"]
         print(
-            f"\n[{engine}] build {build['build_s']:.1f} s ({build['engines']} engines), "
+            f"\n[{variant}] build {build['build_s']:.1f} s ({build['engines']} engines, "
+            f"{build['embedded']} chunks embedded), "
             f"peak RSS {build['build_rss_mb']:.0f} MB; load {query['load_s']:.2f} s, "
             f"query process peak RSS {query['query_rss_mb']:.0f} MB"
         )
@@ -253,8 +270,11 @@ def report(prepared: dict[str, float], runs: dict[str, dict[str, Any]]) -> None:
             print(
                 f"  scope {scope:<6} {s['chunks']:>6} chunks ({s['engine']}): "
                 f"p50 {s['p50_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms, "
-                f"recall@5 {s['recall_5']:.3f} over {int(s['queries'])} questions"
+                f"recall@1 {s['recall_1']:.3f}, recall@5 {s['recall_5']:.3f} "
+                f"over {int(s['queries'])} questions"
             )
+    if "okapi" not in runs:
+        return
     okapi = runs["okapi"]["all"]
     print(
         f"\n[rank-bm25 BM25Okapi.get_scores] build {runs['okapi']['build_s']:.1f} s, "
@@ -269,6 +289,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=2000)
     parser.add_argument("--okapi-queries", type=int, default=200)
     parser.add_argument("--chunk-tokens", type=int, default=80)
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
     parser.add_argument("--work", type=Path, help="working folder (default: a temporary one)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -288,12 +309,13 @@ def main() -> None:
         work = args.work or Path(temporary)
         work.mkdir(parents=True, exist_ok=True)
         prepared = prepare(work, args.chunk_tokens)
-        write_config(work, "bm25", args.chunk_tokens)
         runs: dict[str, dict[str, Any]] = {}
-        for engine in ("tantivy", "bm25"):
-            runs[f"{engine}-build"] = run_child("build", str(work), engine)
-            runs[f"{engine}-query"] = run_child("query", str(work), engine, str(args.queries))
-        runs["okapi"] = run_child("okapi", str(work), str(args.okapi_queries))
+        for variant in args.variants.split(","):
+            write_config(work, variant, args.chunk_tokens)
+            runs[f"{variant}-build"] = run_child("build", str(work), variant)
+            runs[f"{variant}-query"] = run_child("query", str(work), variant, str(args.queries))
+        if args.okapi_queries:
+            runs["okapi"] = run_child("okapi", str(work), str(args.okapi_queries))
         report(prepared, runs)
 
 

@@ -149,6 +149,10 @@ class Index:
         names = tuple(sorted(set(scope.collections)))
         return lexical, self._dense.scores(names, self._dense.embed_query(query))
 
+    def chunks(self, scope: Scope) -> tuple[Chunk, ...]:
+        """The chunks of `scope` by position: what `candidates`' positions point at."""
+        return () if scope.is_empty else self._engine_for(scope.collections)[1]
+
     def adjacent(self, chunk: Chunk) -> tuple[Chunk | None, Chunk | None]:
         found = self._neighbours.get(chunk.chunk_id)
         if found is None:

@@ -59,9 +59,10 @@ def store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
     store.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Answerer]:
-    """The corpus indexed once per module, and the real pipeline over it."""
+    """The corpus indexed once per run, and the real pipeline over it (read-only: tests that
+    change documents or the index build their own)."""
     config = load_config(write_config(tmp_path_factory.mktemp("e2e")))
     build_index(config)
     return config, make_pipeline(config, Index.load(config), ExtractiveGenerator())

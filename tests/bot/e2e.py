@@ -8,7 +8,9 @@ the work happens after the ack, so tests poll the fake's records with a short bo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -73,11 +75,15 @@ class RecordingAnswerer:
 
 
 class SlowAnswerer:
-    """The real pipeline, after `seconds` of thinking; `started` is set when a question comes."""
+    """The real pipeline, after `seconds` of thinking, or once `release` is set (then `seconds`
+    bounds the wait); `started` is set when a question comes."""
 
-    def __init__(self, inner: Answerer, seconds: float) -> None:
+    def __init__(
+        self, inner: Answerer, seconds: float, release: asyncio.Event | None = None
+    ) -> None:
         self.inner = inner
         self.seconds = seconds
+        self.release = release
         self.started = asyncio.Event()
 
     async def answer(
@@ -85,8 +91,36 @@ class SlowAnswerer:
         user_id: str | None = None,
     ) -> Answer:  # fmt: skip
         self.started.set()
-        await asyncio.sleep(self.seconds)
+        if self.release is None:
+            await asyncio.sleep(self.seconds)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.release.wait(), self.seconds)
         return await self.inner.answer(question, scope, context=context, user_id=user_id)
+
+
+class LogSignal(logging.Handler):
+    """Sets `event` when a record on `logger` contains `text`: waiting on the app's own word."""
+
+    def __init__(self, logger: str, text: str) -> None:
+        super().__init__(logging.DEBUG)
+        self.logger = logging.getLogger(logger)
+        self.text = text
+        self.event = asyncio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.text in record.getMessage():
+            self.event.set()
+
+    def __enter__(self) -> LogSignal:
+        self._level = self.logger.level
+        self.logger.setLevel(logging.DEBUG)
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.logger.removeHandler(self)
+        self.logger.setLevel(self._level)
 
 
 class ExplodingAnswerer:

@@ -19,6 +19,7 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.e2e import (
+    LogSignal,
     SlowAnswerer,
     ask,
     reply_text,
@@ -101,12 +102,18 @@ def test_serve_http_mode_listens_on_slack_events_until_cancelled(
 def test_serve_shutdown_lets_an_answer_in_progress_post_its_reply(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
 ) -> None:
-    """Cancelled mid-answer (Ctrl-C), run_serve returns only after the reply was posted."""
+    """Cancelled mid-answer (Ctrl-C), run_serve returns only after the reply was posted.
+
+    The answer is held until run_serve says it is draining, so it is surely in progress then."""
     config, real = indexed
-    slow = SlowAnswerer(real, seconds=0.5)
     port = _free_port()
 
     async def main() -> None:
+        with LogSignal("docbot.serve", "answer(s) in progress") as draining:
+            slow = SlowAnswerer(real, seconds=5, release=draining.event)
+            await shut_down_mid_answer(slow, draining)
+
+    async def shut_down_mid_answer(slow: SlowAnswerer, draining: LogSignal) -> None:
         async with fake_slack() as slack:
             server = asyncio.create_task(run_serve(
                 config, settings_for(with_channels(slack)), slow, store, port=port,
@@ -120,6 +127,7 @@ def test_serve_shutdown_lets_an_answer_in_progress_post_its_reply(
             server.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await server
+            assert draining.event.is_set()  # the answer was released by the drain
             assert [c.params["thread_ts"] for c in slack.posted()] == ["23.1"]
 
     asyncio.run(main())

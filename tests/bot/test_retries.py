@@ -1,6 +1,6 @@
 """The Web API client's retries (bot/retries.py) against the fake Slack: what it waits before
-each try, recorded through the injected `sleep`; and, once, the production default really
-sleeping Slack's Retry-After."""
+each try, recorded through the injected `sleep`; and, once, the production `sleep` really
+waiting Slack's Retry-After."""
 
 from __future__ import annotations
 
@@ -76,15 +76,16 @@ def test_retries_take_the_backoff_they_are_given() -> None:
     assert waits.seconds == [0.125, 0.125]
 
 
-def test_retries_by_default_really_sleep_retry_after() -> None:
-    """The production client (no policy passed): a 429 with Retry-After: 1 is tried again no
-    sooner than a second later. The one test that spends a real wait."""
+def test_retries_default_sleep_really_waits_retry_after() -> None:
+    """The production `sleep` (asyncio's): a 429 with Retry-After: 0.3 is tried again no
+    sooner than 0.3 s later. The one test that spends a real wait (the jitter it adds by default
+    is checked through recorded waits above and in the e2e rate-limit test)."""
 
     async def main() -> float:
         async with fake_slack() as slack:
-            slack.fail_next("chat.postMessage", 429, retry_after=1)
-            assert await _post(slack, None)
+            slack.fail_next("chat.postMessage", 429, retry_after="0.3")
+            assert await _post(slack, RetryPolicy(jitter=lambda: 0.0))
             first, second = slack.calls_to("chat.postMessage")
             return second.at - first.at
 
-    assert asyncio.run(main()) >= 1.0
+    assert asyncio.run(main()) >= 0.3

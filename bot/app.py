@@ -22,6 +22,7 @@ from bot.deps import REFUSED_WHILE_CLOSING
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
 from bot.live import Live, LiveRuntime, Reload
 from bot.policy import ChannelPolicy, slack_channel_lookup
+from bot.resume import Resumer
 from bot.retries import RATE_LIMIT_RETRIES, SERVER_ERROR_RETRIES, RetryPolicy
 from bot.settings import Settings
 from bot.store import AnswerStore
@@ -92,6 +93,7 @@ def build_app(
     in_flight: InFlight | None = None,
     retry: RetryPolicy | None = None,
     reload: Reload | None = None,
+    resumer: Resumer | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
@@ -121,6 +123,8 @@ def build_app(
     deps = ListenerDeps(runtime=runtime, store=store, in_flight=in_flight or InFlight())
     app.middleware(_refuse_when_closed(deps.in_flight))
     register(app, deps)
+    if resumer is not None:
+        resumer.bind(deps, client)
     return app
 
 

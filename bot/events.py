@@ -5,9 +5,10 @@ Pure: a raw `event_callback` body in, frozen values out (None when the payload i
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -66,6 +67,20 @@ class Turn:
     text: str  # docbot's own mention removed, Slack's entity escaping undone
     channel_type: str | None
     ext_shared: bool
+
+    def to_payload(self) -> str:
+        """The turn as the event ledger keeps it, so another process can answer it."""
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_payload(cls, payload: str) -> Turn | None:
+        """The turn `to_payload` wrote; None when the text is not one (written by another
+        version, say)."""
+        try:
+            fields = json.loads(payload)
+            return cls(**fields) if isinstance(fields, dict) else None
+        except (ValueError, TypeError):
+            return None
 
     @property
     def reply_thread(self) -> str:

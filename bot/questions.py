@@ -62,7 +62,7 @@ async def claim_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> 
     run taken over after its owner began posting first looks for the reply it may have posted:
     in the answer log, then in the thread."""
     key = MentionKey(turn.team, turn.channel, turn.ts)
-    claim = await asyncio.to_thread(deps.store.claim, key, deps.owner)
+    claim = await asyncio.to_thread(deps.store.claim, key, deps.owner, turn.to_payload())
     if not claim.granted:
         log.info(
             "message %s/%s is %s (event %s)", turn.channel, turn.ts,

@@ -23,6 +23,7 @@ from bot.app import build_app
 from bot.inbound import Verdict, check_body, check_signed
 from bot.listeners import Answerer, InFlight
 from bot.live import Reload
+from bot.resume import Resumer
 from bot.retries import RetryPolicy
 from bot.settings import Settings, SettingsError
 from bot.socket_mode import SocketModeConnection
@@ -106,9 +107,11 @@ async def run_serve(
     With `reload`, changes to docbot.yml and the index apply from the next question. `retry`
     is how the Web API client waits between tries (slack_sdk's backoff unless a test says)."""
     in_flight = in_flight or InFlight()
+    resumer = Resumer()
     app = build_app(
-        settings, answerer, store, config=config, in_flight=in_flight, reload=reload, retry=retry
-    )
+        settings, answerer, store, config=config, in_flight=in_flight, reload=reload, retry=retry,
+        resumer=resumer,
+    )  # fmt: skip
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
     if identity.get("team_id") not in config.teams:
@@ -131,15 +134,18 @@ async def run_serve(
         serving = asyncio.create_task(
             _serve_http(app, settings.signing_secret(), listen_host, listen_port)
         )
+    # What a previous process left unfinished is answered now, not when Slack retries (it may not).
+    resuming = asyncio.create_task(resumer.run())
     try:
         await _until_stopped(serving)
     finally:
         # Refuse what still arrives (Slack delivers it again), stop listening, then let the
         # answers already acknowledged post their replies.
         in_flight.close()
-        serving.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await serving
+        for task in (resuming, serving):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await _drain(in_flight, DRAIN_SECONDS)
 
 

@@ -21,6 +21,7 @@ from bot.store.contract import (
     FeedbackLog,
     FeedbackReason,
     MentionKey,
+    Resumable,
     StoreError,
 )
 from bot.store.sqlite import SQLiteAnswerStore
@@ -42,6 +43,7 @@ __all__ = [
     "FeedbackLog",
     "FeedbackReason",
     "MentionKey",
+    "Resumable",
     "SQLiteAnswerStore",
     "StoreError",
 ]

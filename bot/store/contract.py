@@ -69,13 +69,27 @@ class Claim(StrEnum):
         return self in (Claim.NEW, Claim.TAKEN_OVER, Claim.UNSURE)
 
 
+@dataclass(frozen=True, slots=True)
+class Resumable:
+    """An unfinished mention whose lease lapsed: its owner died, or gave it up unfinished."""
+
+    key: MentionKey
+    payload: str  # what the claim recorded about the message, to answer it without Slack
+
+
 class EventLedger(Protocol):
     """Which deliveries are being answered and which are done, as leases held by an owner (one
     running process: pid plus a random token, so a restart under the same pid is another owner).
     """
 
-    def claim(self, key: ClaimKey, owner: str) -> Claim:
-        """Take the key unless it is done or a live lease holds it (see `Claim`)."""
+    def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:
+        """Take the key unless it is done or a live lease holds it (see `Claim`). A mention's
+        `payload` is kept with a new claim, so another process can resume it."""
+        ...
+
+    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+        """Unfinished mentions first claimed within the last `window_seconds` whose lease has
+        lapsed and that carry a payload, oldest first, at most `limit`."""
         ...
 
     def renew(self, key: ClaimKey, owner: str) -> bool:

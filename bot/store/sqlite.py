@@ -28,6 +28,7 @@ from bot.store.contract import (
     ClaimKey,
     FeedbackEntry,
     FeedbackReason,
+    Resumable,
     StoreError,
 )
 from bot.store.sqlite_schema import migrate
@@ -74,10 +75,14 @@ class SQLiteAnswerStore:
 
     # --- event ledger --------------------------------------------------------------------
 
-    def claim(self, key: ClaimKey, owner: str) -> Claim:
+    def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:
         with self._write() as conn:
             self._prune_if_due()
-            return ledger.claim(conn, key, owner, self._clock(), self._lease)
+            return ledger.claim(conn, key, owner, self._clock(), self._lease, payload)
+
+    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+        with self._read() as conn:
+            return ledger.resumable(conn, self._clock(), window_seconds, limit)
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
         with self._write() as conn:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from bot.store.contract import Claim, ClaimKey, EventKey
+from bot.store.contract import Claim, ClaimKey, EventKey, MentionKey, Resumable
 
 _DONE, _CLAIMED, _POSTING = "done", "claimed", "posting"
 
@@ -20,17 +20,25 @@ def _where(key: ClaimKey) -> tuple[str, str, tuple[str, ...]]:
     )  # fmt: skip
 
 
-def claim(conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float, lease: float) -> Claim:
+def claim(
+    conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float, lease: float,
+    payload: str | None,
+) -> Claim:  # fmt: skip
     table, where, params = _where(key)
     row = conn.execute(f"SELECT state, expires FROM {table} WHERE {where}", params).fetchone()
     if row is None:
-        columns = "event_id" if isinstance(key, EventKey) else "team, channel, ts"
-        marks = ", ".join("?" for _ in params)
-        conn.execute(
-            f"INSERT INTO {table} ({columns}, seen, state, owner, expires) "
-            f"VALUES ({marks}, ?, ?, ?, ?)",
-            (*params, now, _CLAIMED, owner, now + lease),
-        )
+        if isinstance(key, EventKey):
+            conn.execute(
+                "INSERT INTO processed_events (event_id, seen, state, owner, expires) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key.event_id, now, _CLAIMED, owner, now + lease),
+            )
+        else:
+            conn.execute(
+                "INSERT INTO processed_mentions (team, channel, ts, seen, state, owner, expires, "
+                "payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*params, now, _CLAIMED, owner, now + lease, payload),
+            )
         return Claim.NEW
     state, expires = row
     if state == _DONE:
@@ -78,6 +86,18 @@ def release(conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float) -> 
         f"UPDATE {table} SET expires = ? WHERE {where} AND owner = ? AND state != ?",
         (now, *params, owner, _DONE),
     )
+
+
+def resumable(
+    conn: sqlite3.Connection, now: float, window: float, limit: int
+) -> tuple[Resumable, ...]:
+    rows = conn.execute(
+        "SELECT team, channel, ts, payload FROM processed_mentions "
+        "WHERE seen >= ? AND state != ? AND payload IS NOT NULL AND expires <= ? "
+        "ORDER BY seen LIMIT ?",
+        (now - window, _DONE, now, limit),
+    ).fetchall()
+    return tuple(Resumable(MentionKey(r[0], r[1], r[2]), r[3]) for r in rows)
 
 
 def prune(conn: sqlite3.Connection, cutoff: float) -> None:

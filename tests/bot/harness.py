@@ -22,6 +22,7 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.app import Answerer, InFlight, RetryPolicy, build_app
 from bot.live import Reload
+from bot.resume import Resumer
 from bot.serve import http_app
 from bot.settings import Settings
 from bot.store import AnswerStore
@@ -161,6 +162,7 @@ def settings_for(slack: FakeSlack) -> Settings:
 async def running_app(
     slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore,
     *, reload: Reload | None = None, in_flight: InFlight | None = None,
+    resumer: Resumer | None = None,
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them;
     `in_flight` lets a test wait until every handler has finished (its drain). The Web API
@@ -175,6 +177,7 @@ async def running_app(
         reload=reload,
         in_flight=in_flight,
         retry=retry,
+        resumer=resumer,
     )
     runner = web.AppRunner(http_app(app, SIGNING_SECRET), access_log=None)
     await runner.setup()

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from bot.leases import Lease, process_owner
-from bot.store import LEASE_SECONDS, Claim, ClaimKey, MentionKey, SQLiteAnswerStore
+from bot.store import LEASE_SECONDS, Claim, ClaimKey, MentionKey, Resumable, SQLiteAnswerStore
 from tests.bot.store.conftest import FakeClock
 
 KEY = MentionKey("T1", "C1", "1.0")
@@ -21,8 +21,11 @@ class RenewalSignal:
         self.renewed = asyncio.Queue[bool]()
         self._loop = asyncio.get_running_loop()
 
-    def claim(self, key: ClaimKey, owner: str) -> Claim:
-        return self.inner.claim(key, owner)
+    def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:
+        return self.inner.claim(key, owner, payload)
+
+    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+        return self.inner.resumable(window_seconds, limit)
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
         result = self.inner.renew(key, owner)

@@ -128,3 +128,27 @@ def test_ledger_forgets_claims_after_retention(backend: Backend, clock: FakeCloc
     clock.now += EVENT_RETENTION_SECONDS + 1
     assert store.claim(EventKey("Ev1"), B) is Claim.NEW
     assert store.claim(KEY, B) is Claim.NEW
+
+
+def test_ledger_resumable_lists_lapsed_unfinished_mentions_with_their_payload(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    dead, live, done, bare = (Mention("T1", "C1", f"{n}.0") for n in range(1, 5))
+    assert store.claim(dead, A, '{"n": 1}') is Claim.NEW
+    clock.now += 1
+    assert store.claim(live, A, '{"n": 2}') is Claim.NEW
+    assert store.claim(done, A, '{"n": 3}') is Claim.NEW
+    store.finish(done, "9.0")
+    assert store.claim(bare, A) is Claim.NEW  # no payload: nothing to resume from
+    assert store.claim(EventKey("Ev1"), A, "{}") is Claim.NEW  # events are never resumed
+    assert store.resumable(600, 10) == ()  # every lease is live
+    clock.now += LEASE_SECONDS  # dead's lease lapsed; live's too, unless renewed:
+    assert store.renew(live, A)
+    assert [(r.key, r.payload) for r in store.resumable(600, 10)] == [(dead, '{"n": 1}')]
+    store.release(live, A)  # given up unfinished: resumable at once, oldest first
+    assert [r.key for r in store.resumable(600, 10)] == [dead, live]
+    assert [r.key for r in store.resumable(600, 1)] == [dead]
+    assert store.claim(dead, B) is Claim.TAKEN_OVER  # taken: no longer resumable
+    assert [r.key for r in store.resumable(600, 10)] == [live]
+    clock.now += 600
+    assert store.resumable(600, 10) == ()  # first claimed too long ago: left alone

@@ -1,0 +1,75 @@
+"""Resuming questions whose process died or gave up: the event ledger is also docbot's queue.
+
+Slack delivers an event again only when it was not acknowledged, and docbot acknowledges before
+it answers; so a question acknowledged by a process that was then killed, or whose reply could
+not be posted, would wait for a redelivery that never comes. Each claim keeps the message
+(`Turn.to_payload`); `docbot serve` looks for lapsed, unfinished claims at start-up and then
+every RESUME_EVERY_SECONDS, and answers them like a redelivery would (the ledger decides who).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.deps import ListenerDeps
+from bot.events import Turn
+from bot.leases import RENEW_EVERY_SECONDS
+from bot.questions import handle_turn
+
+log = logging.getLogger("docbot.slack")
+
+RESUME_EVERY_SECONDS = RENEW_EVERY_SECONDS
+# Slack's own retries end about five minutes after the first delivery; a question unanswered
+# for longer than this is left alone (logged), since an answer that late is more puzzling than
+# useful, and a reply that keeps failing must not be retried for days.
+RESUME_WINDOW_SECONDS = 15 * 60
+RESUME_BATCH = 50
+
+
+class Resumer:
+    """Bound to the app's listener deps and Web API client by build_app; run by serve."""
+
+    def __init__(self) -> None:
+        self._bound: tuple[ListenerDeps, AsyncWebClient] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def bind(self, deps: ListenerDeps, client: AsyncWebClient) -> None:
+        self._bound = (deps, client)
+
+    async def run(self, every: float = RESUME_EVERY_SECONDS) -> None:
+        """Sweep now (a restart resumes at once what the last process left) and then every
+        `every` seconds, until cancelled or shutdown begins."""
+        while self._bound is not None and self._bound[0].in_flight.accepting:
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("looking for unfinished questions to resume failed")
+            await asyncio.sleep(every)
+
+    async def sweep(self) -> int:
+        """Start answering every resumable question; how many were started."""
+        if self._bound is None:
+            return 0
+        deps, client = self._bound
+        found = await asyncio.to_thread(deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH)
+        started = 0
+        for item in found:
+            turn = Turn.from_payload(item.payload)
+            if turn is None:
+                log.warning("cannot resume %s: its stored message is not readable", item.key)
+                continue
+            log.info("resuming event %s in %s, left unfinished", turn.event_id, turn.channel)
+            task = asyncio.create_task(self._answer(deps, client, turn))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            started += 1
+        await asyncio.sleep(0)  # let each task register itself in flight before returning
+        return started
+
+    @staticmethod
+    async def _answer(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
+        with deps.in_flight.track():
+            await handle_turn(deps, client, turn)

@@ -2,7 +2,8 @@
 
 A 401 quoting the configured key, whatever its form: the key reaches neither Slack, nor the serve
 log, nor the answer store (the admins still get the HTTP status). A server that hangs: one error
-reply at the answer's deadline, stored once.
+reply at the answer's deadline, stored once. A server that answers garbage: one error reply, and
+the app goes on answering.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask, posted_ts, reply_text, until
 from tests.bot.harness import GENERAL, fake_slack, running_app, with_channels
 from tests.grounding.fake_clock import FakeClock
-from tests.grounding.fake_openai import FakeOpenAI, hang, http_error
+from tests.grounding.fake_openai import FakeOpenAI, answer, hang, http_error, raw_body
 
 KEY = "test-REDTEAMKEY-42"
 SECRET_PART = "REDTEAM"
@@ -107,5 +108,44 @@ def test_app_hanging_model_gets_one_error_reply_at_the_deadline(
         record = store.find_answer(TEAM, GENERAL, posted_ts(post))
         assert record is not None and record.answer["status"] == "error"
         assert "answer.deadline_seconds: 20 s" in record.answer["error_detail"]
+
+    asyncio.run(main())
+
+
+def test_app_garbage_from_the_model_is_one_error_reply_and_the_app_goes_on(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, _ = indexed
+    paging = (
+        "Acknowledge a page within five minutes, or it escalates to the secondary on-call engineer."
+    )
+
+    async def main() -> None:
+        async with FakeOpenAI() as server:
+            server.script(
+                "responses",
+                raw_body("<html>502 Bad Gateway</html>", content_type="text/html"),
+                answer([(paging, ["E1"])]),
+            )
+            client = make_openai_client("sk-test", server.base_url)
+            pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(client, "gpt"))
+            async with (
+                fake_slack() as slack,
+                running_app(with_channels(slack), config, pipeline, store) as app,
+            ):
+                question = "how fast must I acknowledge a page?"
+                await app.send(ask(slack, question, GENERAL, "33.000100"))
+                (first,) = await slack.wait_for("chat.postMessage", timeout=10)
+                await app.send(ask(slack, question, GENERAL, "33.000200"))
+                _, second = await slack.wait_for("chat.postMessage", count=2, timeout=10)
+                replies = [posted_ts(first), posted_ts(second)]
+                await until(lambda: all(store.find_answer(TEAM, GENERAL, r) for r in replies))
+                assert len(slack.calls_to("chat.postMessage")) == 2
+            assert len(server.requests) == 2
+        assert "could not produce a valid answer" in reply_text(first)
+        broken, good = (store.find_answer(TEAM, GENERAL, posted_ts(p)) for p in (first, second))
+        assert broken is not None and broken.answer["status"] == "error"
+        assert "the body is not JSON" in broken.answer["error_detail"]
+        assert good is not None and good.answer["status"] == "answered"
 
     asyncio.run(main())

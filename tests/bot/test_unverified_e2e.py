@@ -40,23 +40,28 @@ def _text(call: Call) -> str:
     return f"{call.params.get('text', '')}\n{json.dumps(call.params.get('blocks', []))}"
 
 
+@pytest.mark.parametrize("failure", ["ok_false", "http_500"])
 @pytest.mark.parametrize("channel", [PAYMENTS_CHANNEL, DM])
 def test_app_listed_conversation_with_an_im_hint_gets_nothing_unverified(
-    dm_listed: tuple[Config, Answerer], store: SQLiteAnswerStore, channel: str
+    dm_listed: tuple[Config, Answerer], store: SQLiteAnswerStore, channel: str, failure: str
 ) -> None:
-    """conversations.info answers ok:false for a listed channel (C0...) or a listed DM (D0...)
-    whose event says `channel_type: "im"`: no private passage, and the reply says why."""
+    """conversations.info answers ok:false, or keeps failing with 500s, for a listed channel
+    (C0...) or a listed DM (D0...) whose event says `channel_type: "im"`: no private passage,
+    and the reply says why."""
     config, answerer = dm_listed
 
     async def main() -> None:
         async with fake_slack() as slack, running_app(slack, config, answerer, store) as app:
-            # No set_channel: the fake answers conversations.info with ok:false.
+            if failure == "http_500":
+                slack.set_channel(channel, is_im=True)  # what Slack would say, if it answered
+                slack.fail_next("conversations.info", 500, count=1_000)
+            # Else no set_channel: the fake answers conversations.info with ok:false.
             event = direct_message(VAULT, channel=channel, ts="71.000100", event_id="Ev71")
             status, _ = await app.send(event)
             assert status == 200
             (reply,) = await slack.wait_for("chat.postMessage", timeout=10)
-            (lookup,) = slack.calls_to("conversations.info")
-            assert lookup.response == {"ok": False, "error": "channel_not_found"}
+            lookups = slack.calls_to("conversations.info")
+            assert lookups and not any(call.response.get("ok") for call in lookups)
             assert "could not verify this channel" in _text(reply)
             assert "admin" not in _text(reply)  # access may be fine: nothing to grant
             assert CANARY not in slack.all_text()

@@ -32,8 +32,10 @@ SCHEMA_NAME = "grounded_response"
 SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
 
 
-def make_openai_client(api_key: str, base_url: str | None) -> openai.AsyncOpenAI:
-    """The SDK client, with the SDK's own retries off.
+def make_openai_client(
+    api_key: str, base_url: str | None, *, http_client: openai.DefaultAsyncHttpxClient | None = None
+) -> openai.AsyncOpenAI:
+    """The SDK client, with the SDK's own retries off; `http_client` replaces the SDK's default.
 
     The SDK would retry timeouts and connection errors too, each attempt with a full timeout, so
     a hanging server held an answer for timeout x attempts. OpenAIGenerator retries instead:
@@ -51,7 +53,7 @@ def make_openai_client(api_key: str, base_url: str | None) -> openai.AsyncOpenAI
         )
     # base_url is always passed so the SDK never falls back to reading the environment itself.
     # Every call passes its own timeout: what is left of the answer's deadline.
-    return openai.AsyncOpenAI(api_key=api_key, base_url=url, max_retries=0)
+    return openai.AsyncOpenAI(api_key=api_key, base_url=url, max_retries=0, http_client=http_client)
 
 
 class OpenAIGenerator:

@@ -26,7 +26,14 @@ from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask, posted_ts, reply_text, until
 from tests.bot.harness import GENERAL, fake_slack, running_app, with_channels
 from tests.grounding.fake_clock import FakeClock
-from tests.grounding.fake_openai import FakeOpenAI, answer, hang, http_error, raw_body
+from tests.grounding.fake_openai import (
+    FakeOpenAI,
+    answer,
+    hang,
+    http_error,
+    loopback_http_client,
+    raw_body,
+)
 
 KEY = "test-REDTEAMKEY-42"
 SECRET_PART = "REDTEAM"
@@ -45,7 +52,7 @@ def test_app_model_key_echoed_by_the_server_stays_out_of_log_store_and_slack(
     async def main() -> str:
         async with FakeOpenAI() as server:
             server.always("responses", http_error(401, f"Incorrect API key provided: {KEY}"))
-            client = make_openai_client(KEY, server.base_url)
+            client = make_openai_client(KEY, server.base_url, http_client=loopback_http_client())
             pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
             async with (
                 fake_slack() as slack,
@@ -127,7 +134,9 @@ def test_app_garbage_from_the_model_is_one_error_reply_and_the_app_goes_on(
                 raw_body("<html>502 Bad Gateway</html>", content_type="text/html"),
                 answer([(paging, ["E1"])]),
             )
-            client = make_openai_client("sk-test", server.base_url)
+            client = make_openai_client(
+                "sk-test", server.base_url, http_client=loopback_http_client()
+            )
             pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(client, "gpt"))
             async with (
                 fake_slack() as slack,

@@ -21,7 +21,7 @@ from grounding.prompt import build_prompt
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
 from retrieval.config import DEADLINE_SECONDS
 from retrieval.scopes import ConversationKind, Scope
-from tests.grounding.fake_openai import FakeOpenAI, Recorded, Reply
+from tests.grounding.fake_openai import FakeOpenAI, Recorded, Reply, loopback_http_client
 from tests.grounding.fakes import FakeRetriever, WordCounter, make_chunk
 
 API = Literal["responses", "chat"]
@@ -98,7 +98,9 @@ def serve(
             fake.script(api, *replies)
             if fallback is not None:
                 fake.always(api, fallback)
-            client = make_openai_client(key, base_url or fake.base_url)
+            client = make_openai_client(
+                key, base_url or fake.base_url, http_client=loopback_http_client()
+            )
             generator = OpenAIGenerator(client, MODEL, api=api, clock=clock, **options)
             sent = request or make_request()
             if deadline_seconds is not None:
@@ -132,7 +134,7 @@ def ask(
             fake.script(api, *replies)
             if fallback is not None:
                 fake.always(api, fallback)
-            client = make_openai_client(key, fake.base_url)
+            client = make_openai_client(key, fake.base_url, http_client=loopback_http_client())
             pipeline = AnswerPipeline(
                 FakeRetriever([TIMEOUTS, CLIENTS]),
                 OpenAIGenerator(client, MODEL, api=api, clock=clock, **options),

@@ -96,3 +96,28 @@ def wrapped_paragraph(width: int = 72) -> str:
         else:
             line = f"{line} {word}" if line else word
     return "\n".join([*lines, line]) + "\n"
+
+
+def rest_list_table() -> str:
+    rows = "".join(
+        f"   * - payments-webhook-{n}\n     - retry {n % 13}\n"
+        f"     - queue q{n % 17} worker w{n % 5}\n"
+        for n in range(400)
+    )
+    head = "   * - name\n     - retry\n     - queue\n"
+    return (
+        "Webhook queues\n==============\n\n.. list-table:: Queues\n   :header-rows: 1\n\n"
+        f"{head}{rows}"
+    )
+
+
+def rest_csv_table() -> str:
+    rows = "".join(f"   payments-webhook-{n}, {n % 13}, q{n % 17} w{n % 5}\n" for n in range(400))
+    return (
+        'Webhook queues\n==============\n\n.. csv-table:: Queues\n   :header: "name", "retry"'
+        f', "queue"\n\n{rows}'
+    )
+
+
+def markdown_indented_code() -> str:
+    return "# Webhook workers\n\nThe generated settings:\n\n" + "\n".join(code_lines()) + "\n"

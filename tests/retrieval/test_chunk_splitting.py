@@ -201,3 +201,28 @@ def test_split_pieces_of_a_section_never_merge_with_the_next_section() -> None:
 
     assert chunks[-1].text == "## Short\n\nA short section."
     assert not any(re.search(r"A short section", c.text) for c in chunks[:-1])
+
+
+def test_split_list_table_pieces_repeat_the_directive_and_header_row() -> None:
+    chunks = _chunks("queues.rst", docs.rest_list_table())
+
+    head = ".. list-table:: Queues\n   :header-rows: 1\n\n   * - name\n     - retry\n     - queue\n"
+    assert all(head in c.text for c in chunks)
+    for chunk in chunks:
+        rows = chunk.text.split(head, 1)[1].split("\n")
+        assert rows[0].startswith("   * - payments-webhook-"), chunk.text  # a whole row
+        assert len(rows) % 3 == 0
+
+
+def test_split_csv_table_pieces_repeat_the_directive_and_its_header() -> None:
+    chunks = _chunks("queues.rst", docs.rest_csv_table())
+
+    head = '.. csv-table:: Queues\n   :header: "name", "retry", "queue"\n\n   payments-webhook-'
+    assert all(head in c.text for c in chunks)
+
+
+def test_split_indented_markdown_code_stays_indented_code() -> None:
+    chunks = _chunks("settings.md", docs.markdown_indented_code())
+
+    for chunk in chunks[1:]:
+        assert all(line.startswith("    ") for line in chunk.text.split("\n") if line), chunk.text

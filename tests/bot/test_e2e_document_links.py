@@ -55,6 +55,7 @@ def test_app_document_url_reaches_slack_as_text_never_as_a_link(
         ):
             await app.send(ask(slack, "how do I reset my VPN password?", GENERAL, "91.000100"))
             (post,) = await slack.wait_for("chat.postMessage", timeout=10)
+            await app.in_flight.drain(10)  # nothing left running when the fake Slack stops
         assert post.params["unfurl_links"] in (False, "0", "false")
         objects = list(text_objects(post.params["blocks"]))
         texts = "\n".join(obj["text"] for obj in objects)

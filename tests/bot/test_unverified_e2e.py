@@ -60,6 +60,8 @@ def test_app_listed_conversation_with_an_im_hint_gets_nothing_unverified(
             status, _ = await app.send(event)
             assert status == 200
             (reply,) = await slack.wait_for("chat.postMessage", timeout=10)
+            await app.in_flight.drain(10)  # the answer is stored after its reply is posted
+            assert app.in_flight.pending() == 0
             lookups = slack.calls_to("conversations.info")
             assert lookups and not any(call.response.get("ok") for call in lookups)
             assert "could not verify this channel" in _text(reply)
@@ -91,5 +93,6 @@ def test_app_verified_listed_dm_still_reads_its_private_collection(
             await app.send(event)
             (_, public) = await slack.wait_for("chat.postMessage", 2, timeout=10)
             assert CANARY not in _text(public)
+            await app.in_flight.drain(10)  # nothing left running when the fake Slack stops
 
     asyncio.run(main())

@@ -25,13 +25,6 @@ from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 from tests.retrieval import oversized_docs as docs
 
-ANSWER = "# Webhook retries\n\nThe payments webhook retry limit is 7.\n"
-OTHERS = {
-    "api.md": "# API\n\nThe API rate limit is 50 requests per second.\n",
-    "uploads.md": "# Uploads\n\nThe upload size limit is 10 MB per file.\n",
-    "deploy.md": "# Deploys\n\nDeploys go out from the release branch every weekday.\n",
-}
-QUESTION = "What is the retry limit of the payments webhook?"
 BIG: dict[str, tuple[str, Callable[[], str]]] = {
     "code block": ("settings.md", docs.markdown_code),
     "table": ("queues.md", docs.markdown_table),
@@ -44,7 +37,11 @@ def test_answer_is_found_next_to_a_document_with_one_huge_block(kind: str, tmp_p
     name, make = BIG[kind]
     folder = tmp_path / "docs"
     folder.mkdir()
-    for path, text in {name: make(), "webhooks.md": ANSWER, **OTHERS}.items():
+    for path, text in {
+        name: make(),
+        docs.ANSWER_FILE[0]: docs.ANSWER_FILE[1],
+        **docs.OTHER_FILES,
+    }.items():
         (folder / path).write_text(text, encoding="utf-8")
     config_file = tmp_path / "docbot.yml"
     config_file.write_text(
@@ -65,12 +62,12 @@ def test_answer_is_found_next_to_a_document_with_one_huge_block(kind: str, tmp_p
         k=config.answer.k,
     )
 
-    answer = asyncio.run(pipeline.answer(QUESTION, scope))
+    answer = asyncio.run(pipeline.answer(docs.QUESTION, scope))
 
-    hits = index.search(QUESTION, scope, config.answer.k)
+    assert answer.status is AnswerStatus.ANSWERED, answer.message
+    hits = index.search(docs.QUESTION, scope, config.answer.k)
     assert name in {hit.chunk.path for hit in hits}  # the big document competes for the packet
     assert all(counter.count(h.chunk.text) <= config.search.chunk_tokens for h in hits)
-    assert answer.status is AnswerStatus.ANSWERED, answer.message
     cited = {s.n: s.path for s in answer.sources}
     assert any(
         "retry limit is 7" in claim.text and "webhooks.md" in {cited[n] for n in claim.citations}

@@ -4,6 +4,19 @@ Each shares words with a question about the payments webhook's retry limit, but 
 
 from __future__ import annotations
 
+# The question, the small file that answers it, and other short files (so that the words the
+# big documents share with the question are rare enough to rank them first).
+QUESTION = "What is the retry limit of the payments webhook?"
+ANSWER_FILE = ("webhooks.md", "# Webhook retries\n\nThe payments webhook retry limit is 7.\n")
+OTHER_FILES = {
+    "api.md": "# API\n\nThe API rate limit is 50 requests per second.\n",
+    "uploads.md": "# Uploads\n\nThe upload size limit is 10 MB per file.\n",
+    "sessions.md": "# Sessions\n\nThe session limit is 5 per user.\n",
+    "deploy.md": "# Deploys\n\nDeploys go out from the release branch every weekday.\n",
+    "oncall.md": "# On-call\n\nThe on-call rota lives in the ops calendar.\n",
+    "ledger.md": "# Ledger\n\nThe ledger service keeps balances for each merchant.\n",
+}
+
 _TOPIC = ("payments", "webhook", "retry", "queue", "worker", "backoff", "ledger", "event")
 
 

@@ -36,13 +36,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import yaml
 
 from benchmarks import dev_questions
 from benchmarks.django_faq import FAQ, load_questions, strip_question_headings
 from retrieval.config import Config, load_config
-from retrieval.fusion import DENSE_WEIGHT, DEPTH, Ranked, reciprocal_rank, weighted
+from retrieval.dense import ShortlistScores
+from retrieval.fusion import (
+    DENSE_WEIGHT,
+    DEPTH,
+    DenseSide,
+    ExactScores,
+    Ranked,
+    reciprocal_rank,
+    weighted,
+)
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
 
@@ -53,15 +61,15 @@ PYTHON = REPO / ".." / "shared" / "corpora" / "python-docs-3.11"
 WEIGHTS = [round(0.05 * i, 2) for i in range(21)]
 DEPTHS = [20, 50, 100]
 
-Fuse = Callable[[Ranked, npt.NDArray[np.float32], int], Ranked]
+Fuse = Callable[[Ranked, DenseSide, int], Ranked]
 
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One question's candidates: BM25's top list and the dense score of every chunk."""
+    """One question's candidates: BM25's top list and the scope's dense side."""
 
     lexical: Ranked
-    dense: npt.NDArray[np.float32]
+    dense: DenseSide
     gold: frozenset[int]  # positions of the chunks that count as found
 
 
@@ -155,8 +163,22 @@ def rrf_at(depth: int) -> Fuse:
     return lambda lexical, dense, k: reciprocal_rank(lexical, dense, k, depth=depth)
 
 
-def bm25_alone(lexical: Ranked, dense: npt.NDArray[np.float32], k: int) -> Ranked:
+def bm25_alone(lexical: Ranked, dense: DenseSide, k: int) -> Ranked:
     return lexical[:k]
+
+
+def shortlist_fidelity(cases: Sequence[Case], depth: int = 100) -> float:
+    """Mean share of the exact dense top `depth` that the prefix shortlist's top holds."""
+    shares = []
+    for case in cases[:500]:
+        side = case.dense
+        if not isinstance(side, ShortlistScores):
+            continue
+        exact = ExactScores(side.at(np.arange(side.size, dtype=np.int64)))
+        wanted = set(exact.top(depth).tolist())
+        if wanted:
+            shares.append(len(wanted & set(side.top(depth).tolist())) / len(wanted))
+    return float(np.mean(shares)) if shares else float("nan")
 
 
 def fit(trains: Sequence[Sequence[Case]]) -> tuple[float, int, dict[tuple[float, int], float]]:
@@ -253,6 +275,8 @@ def main() -> None:
         f"reciprocal rank fusion depth={depth}": rrf_at(depth),
         "dense alone (weight 1)": weighted_at(1.0, depth),
     }
+    overlap = shortlist_fidelity(splits["held"])
+    print(f"  dense top {depth}: {overlap:.3f} of the exact top {depth} (prefix shortlist)")
     sets = {"SQuAD train": splits["train"], "SQuAD held-out": splits["held"]}
     if dev:
         sets |= {"dev sets train": dev["train"], "dev sets test": dev["test"]}

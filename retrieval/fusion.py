@@ -12,7 +12,7 @@ benchmarks/dense_fusion.py (numbers and splits in docs/performance.md).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,34 @@ Ranked = list[tuple[int, float]]  # (position in the scope's set, score), best f
 DENSE_WEIGHT = 0.4
 DEPTH = 100
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al.)
+
+
+class DenseSide(Protocol):
+    """A scope's dense scores for one question, by position in the scope's set."""
+
+    def top(self, depth: int) -> npt.NDArray[np.int64]:
+        """The positions of the `depth` best, best first, ties by position; none when the
+        question has no vector."""
+        ...
+
+    def at(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        """The exact scores of `positions`."""
+        ...
+
+
+class ExactScores:
+    """A DenseSide over every chunk's score (benchmarks and tests; small scopes)."""
+
+    def __init__(self, scores: npt.NDArray[np.float32]) -> None:
+        self._scores = scores
+
+    def top(self, depth: int) -> npt.NDArray[np.int64]:
+        if not np.any(self._scores):
+            return np.zeros(0, dtype=np.int64)
+        return dense_top(self._scores, depth)
+
+    def at(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        return self._scores[positions]
 
 
 def dense_top(scores: npt.NDArray[np.float32], depth: int) -> npt.NDArray[np.int64]:
@@ -43,7 +71,7 @@ def dense_top(scores: npt.NDArray[np.float32], depth: int) -> npt.NDArray[np.int
 
 def weighted(
     lexical: Ranked,
-    dense: npt.NDArray[np.float32],
+    dense: DenseSide,
     k: int,
     weight: float = DENSE_WEIGHT,
     depth: int = DEPTH,
@@ -58,37 +86,34 @@ def weighted(
     if not lexical:
         return []
     candidates, lexical_part = _candidates(lexical, dense, depth)
-    dense_part = _min_max(dense[candidates], flat=0.0)
+    dense_part = _min_max(dense.at(candidates), flat=0.0)
     fused = (1.0 - weight) * lexical_part + weight * dense_part
     from_lexical = np.isin(candidates, [position for position, _ in lexical[:depth]])
     keep = from_lexical | (fused > 0)
     return _best(candidates[keep], fused[keep], k)
 
 
-def reciprocal_rank(
-    lexical: Ranked, dense: npt.NDArray[np.float32], k: int, depth: int = DEPTH
-) -> Ranked:
+def reciprocal_rank(lexical: Ranked, dense: DenseSide, k: int, depth: int = DEPTH) -> Ranked:
     """Sum over the two rankings of 1 / (RRF_K + rank); for comparison with `weighted`."""
     if not lexical:
         return []
     scores: dict[int, float] = {}
     for rank, (position, _) in enumerate(lexical[:depth], 1):
         scores[position] = scores.get(position, 0.0) + 1.0 / (RRF_K + rank)
-    for rank, position in enumerate(dense_top(dense, depth).tolist(), 1):
+    for rank, position in enumerate(dense.top(depth).tolist(), 1):
         scores[position] = scores.get(position, 0.0) + 1.0 / (RRF_K + rank)
     positions = np.array(list(scores), dtype=np.int64)
     return _best(positions, np.array(list(scores.values()), dtype=np.float64), k)
 
 
 def _candidates(
-    lexical: Ranked, dense: npt.NDArray[np.float32], depth: int
+    lexical: Ranked, dense: DenseSide, depth: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The candidate positions, sorted, and their min-max normalised BM25 scores."""
     lexical = lexical[:depth]
     found = {position: score for position, score in lexical}
-    if bool(np.any(dense)):  # a query without a vector (no tokens) adds no dense candidates
-        for position in dense_top(dense, depth).tolist():
-            found.setdefault(position, np.nan)
+    for position in dense.top(depth).tolist():
+        found.setdefault(position, np.nan)
     positions = np.array(sorted(found), dtype=np.int64)
     raw = np.array([found[p] for p in positions.tolist()], dtype=np.float64)
     known = ~np.isnan(raw)

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from retrieval.build import (
     BuildReport,
@@ -45,7 +44,7 @@ from retrieval.durable import verify_folder
 from retrieval.embeddings import Embedder, load_embedder
 from retrieval.engines import Engine, build_engine, choose_engine, open_engine
 from retrieval.errors import IndexNotBuiltError
-from retrieval.fusion import DEPTH, Ranked, weighted
+from retrieval.fusion import DEPTH, DenseSide, ExactScores, Ranked, weighted
 from retrieval.manifest import index_root, read_manifest, read_snapshot, run_index
 from retrieval.scopes import Scope
 from retrieval.text import tokenize
@@ -135,19 +134,17 @@ class Index:
             Hit(chunks[position], score, rank) for rank, (position, score) in enumerate(ranked, 1)
         )
 
-    def candidates(
-        self, query: str, scope: Scope, depth: int
-    ) -> tuple[Ranked, npt.NDArray[np.float32] | None]:
-        """What fusion starts from: the scope's BM25 top `depth`, and the dense score of every
-        chunk in the scope (None without dense vectors), both by position in the scope's set."""
+    def candidates(self, query: str, scope: Scope, depth: int) -> tuple[Ranked, DenseSide | None]:
+        """What fusion starts from: the scope's BM25 top `depth`, and its dense side (None
+        without dense vectors), both by position in the scope's set."""
         if scope.is_empty:
-            return [], None if self._dense is None else np.zeros(0, dtype=np.float32)
+            return [], None if self._dense is None else ExactScores(np.zeros(0, np.float32))
         engine, _ = self._engine_for(scope.collections)
         lexical = engine.top_k(tokenize(query), depth)
         if self._dense is None:
             return lexical, None
         names = tuple(sorted(set(scope.collections)))
-        return lexical, self._dense.scores(names, self._dense.embed_query(query))
+        return lexical, self._dense.side(names, self._dense.embed_query(query))
 
     def chunks(self, scope: Scope) -> tuple[Chunk, ...]:
         """The chunks of `scope` by position: what `candidates`' positions point at."""

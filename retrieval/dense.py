@@ -123,7 +123,8 @@ def read_vectors(path: Path, size: int, digest: str, rows: int, dim: int) -> Vec
         raise IndexNotBuiltError(
             f"{path}: vectors of {matrix.dtype} {matrix.shape}, not float32 ({rows}, {dim})"
         )
-    return matrix  # type: ignore[no-any-return]
+    # A plain ndarray over the mapping: np.memmap's own indexing costs ~70 us per call.
+    return matrix.view(np.ndarray)  # type: ignore[no-any-return]
 
 
 # Dense search reads a 64-dimension prefix of every vector (the model is trained so its first

@@ -44,8 +44,11 @@ _ASCII_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _UNICODE_PART = re.compile(r"[^\W\d_]+|\d+")
 # Bounded: a long build must not grow the memo without end. An lru_cache is safe to share
 # between threads by construction; a shared dict that one thread clears while another reads it
-# is not (it raised KeyError under concurrent queries).
+# is not (it raised KeyError under concurrent queries). Search's memo holds a corpus's
+# vocabulary; the generator's and the verifier's see only packets, so theirs is the size their
+# stemmers' caches had (each entry is a few hundred bytes in a server that runs for weeks).
 MEMO_SIZE = 300_000
+PACKET_MEMO_SIZE = 1 << 16
 _NO_SYNONYMS: Mapping[str, str] = MappingProxyType({})
 
 
@@ -85,11 +88,12 @@ class Tokenizer:
     )  # applied to a part before it is stemmed
     cjk: bool = True  # runs of CJK become bigrams; else a CJK word is kept as written
     cjk_stops: tuple[str, ...] = ()  # a CJK run is split at these before its bigrams
+    memo_size: int = MEMO_SIZE  # distinct tokens remembered
     _cached: Callable[[str], tuple[str, ...]] = field(init=False, repr=False)
     _cjk_split: re.Pattern[str] | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        cached = functools.lru_cache(maxsize=MEMO_SIZE)(self._token)
+        cached = functools.lru_cache(maxsize=self.memo_size)(self._token)
         object.__setattr__(self, "_cached", cached)
         stops = "|".join(sorted(map(re.escape, self.cjk_stops), key=len, reverse=True))
         object.__setattr__(self, "_cjk_split", re.compile(stops) if stops else None)
@@ -185,6 +189,7 @@ ANSWER_TERMS = Tokenizer(
     min_length=2,
     synonyms=SHORTHANDS,
     cjk_stops=CJK_FUNCTION_WORDS,
+    memo_size=PACKET_MEMO_SIZE,
 )
 
 # The verifier's content words of a claim and its evidence: casefolded words of letters, folded
@@ -198,6 +203,7 @@ CLAIM_WORDS = Tokenizer(
     normalize=nfkc_casefold,
     min_length=2,
     cjk=False,
+    memo_size=PACKET_MEMO_SIZE,
 )
 # The same, stopwords kept: what a claim's words may be found among.
 EVIDENCE_WORDS = Tokenizer(
@@ -208,6 +214,7 @@ EVIDENCE_WORDS = Tokenizer(
     normalize=nfkc_casefold,
     min_length=2,
     cjk=False,
+    memo_size=PACKET_MEMO_SIZE,
 )
 
 

@@ -1,3 +1,5 @@
+"""The search tokenizer (retrieval.text.SEARCH): identifiers, stopwords, stemming, CJK bigrams."""
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -83,7 +85,7 @@ def test_tokenize_ignores_punctuation_and_empty_input() -> None:
 
 
 def test_tokenizer_memo_is_bounded_and_does_not_change_results() -> None:
-    tokenizer = Tokenizer()
+    tokenizer = Tokenizer(memo_size=4)  # every call below evicts
     first = tokenizer("alpha beta gammaDelta")
     for i in range(50):
         tokenizer(f"word{i} " * 3)

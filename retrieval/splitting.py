@@ -1,11 +1,11 @@
 """Cutting one block too big for a chunk into pieces that each fit, by what the block is.
 
-Prose is cut between lines, preferably where a paragraph or sentence ends; a line too long on
-its own is cut between sentences, then words, then characters. A table is cut between rows and
-every later piece repeats its header; code is cut between lines (preferably at a blank line)
-and each piece repeats the opening fence or directive above it and the closing fence below it,
-so every piece is still a well-formed block. A piece's own text is always one contiguous slice
-of the document: the repeated lines are the only text it does not hold at its own lines.
+Prose is cut where a paragraph or a sentence ends, inside a line too, else between lines; a
+sentence too long for a piece is cut between words, then characters. A table is cut between
+rows and every later piece repeats its header; code is cut between lines (preferably at a
+blank line) and each piece repeats the opening fence or directive above it and the closing
+fence below it, so every piece is still a well-formed block. A piece's own text is always one
+contiguous slice of the document: the repeated lines are the only text not at its own lines.
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ import pytest
 from grounding.answer import AnswerStatus
 from grounding.evidence import PackPolicy
 from grounding.generators.extractive import ExtractiveGenerator
+from grounding.generators.segmentation import Markup, UnitKind, split_units
 from grounding.pipeline import AnswerPipeline
+from retrieval.chunking import chunk_document
 from retrieval.config import load_config, url_resolver
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, resolve_scope
@@ -73,3 +75,24 @@ def test_answer_is_found_next_to_a_document_with_one_huge_block(kind: str, tmp_p
         "retry limit is 7" in claim.text and "webhooks.md" in {cited[n] for n in claim.citations}
         for claim in answer.claims
     ), answer.claims
+
+
+@pytest.mark.parametrize(
+    ("path", "make", "markup"),
+    [
+        ("settings.md", docs.markdown_code, Markup.MARKDOWN),
+        ("settings.md", docs.markdown_indented_code, Markup.MARKDOWN),
+        ("settings.rst", docs.rest_code, Markup.REST),
+        ("settings.rst", docs.rest_literal, Markup.REST),
+    ],
+)
+def test_every_piece_of_cut_code_is_read_as_code_by_the_answer_splitter(
+    path: str, make: Callable[[], str], markup: Markup
+) -> None:
+    chunks = chunk_document("c", path, make(), "", TiktokenCounter(), 350)
+
+    code = [c for c in chunks if "configure_payments" in c.text]
+    assert len(code) > 3
+    for chunk in code:
+        units = [u for u in split_units(chunk.text, markup) if "configure_payments" in u.text]
+        assert units and all(u.kind is UnitKind.CODE for u in units), chunk.text

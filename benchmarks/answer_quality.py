@@ -26,7 +26,7 @@ import numpy as np
 from grounding.answer import Answer, AnswerStatus
 from grounding.evidence import EvidencePacket, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest, Prompt
-from grounding.generators.extractive import DEFAULT_THRESHOLD, ExtractiveGenerator
+from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
@@ -116,7 +116,7 @@ def collection_config(docs: Path, state: Path) -> Config:
     return load_config(config_file)
 
 
-def run(config: Config, cases: Sequence[Case], threshold: float) -> Run:
+def run(config: Config, cases: Sequence[Case], threshold: float | None) -> Run:
     build_index(config)
     recording = Recording()
     answer = config.answer
@@ -222,7 +222,7 @@ def report_timings(results: Sequence[Run]) -> None:
 def sweep(result: Run, name: str) -> None:
     """Refusal trade-off of other thresholds, re-generating from the recorded packets only."""
     print(f"Threshold sweep on {name} (recorded packets; verification not re-run)")
-    for threshold in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6):
+    for threshold in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
         generator = ExtractiveGenerator(threshold=threshold)
         answered = [p is not None and _answers(generator, p) for p in result.packets]
         yes = [a for a, c in zip(answered, result.cases, strict=True) if c.answers]
@@ -241,13 +241,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=2000, help="SQuAD questions per set")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument(
+        "--threshold", type=float, default=None, help="answer probability cutoff (default: trained)"
+    )
     parser.add_argument("--sweep", action="store_true", help="also sweep the threshold")
     args = parser.parse_args(argv)
     if not SQUAD.is_dir():
         print(f"../shared is absent: no SQuAD at {SQUAD}", file=sys.stderr)
         return 2
-    print(f"extractive generator, threshold {args.threshold}, seed {args.seed}")
+    threshold = ExtractiveGenerator(threshold=args.threshold).threshold
+    print(f"extractive generator, threshold {threshold}, seed {args.seed}")
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, report in (

@@ -102,6 +102,12 @@ class StaticEmbedder:
         np.divide(out, norms, out=out, where=norms > 0)
         return out
 
+    def pieces(self, words: Sequence[str]) -> list[int]:
+        """How many tokenizer pieces each word takes: a common word is one piece of the
+        vocabulary, a rare name (`kubernetes`, `gevent`) several."""
+        encodings = self._tokenizer.encode_batch_fast(list(words), add_special_tokens=False)
+        return [len(encoding.ids) for encoding in encodings]
+
     def _pool(self, ids: npt.NDArray[np.int64]) -> Vectors:
         """The sum of the rows of `ids`, gathered at most `piece_tokens` rows at a time."""
         # Ids past the table (added tokens) clamp to its last row, as wordllama does.

@@ -1,0 +1,166 @@
+"""What a question asks: its language, its kind and the words to read the evidence with.
+
+Kinds are a few broad features for the reader's model, not rules: a default or other value
+("what port", "how long", "por defecto", "默认"), a name ("which setting", "what's it
+called"), a procedure ("how do I", or a request without a question word), a cause ("why",
+an error), a yes/no question. A question in Chinese or Spanish about English docs is read
+through its anchors: the English words, identifiers and numbers it holds that the evidence
+also has ("SESSION_COOKIE_AGE 默认是多少?" -> SESSION_COOKIE_AGE, default).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from grounding.generators.terms import CJK, identifiers, terms
+from retrieval.text.slack import markup_words
+
+
+class Kind(StrEnum):
+    VALUE = "value"
+    NAME = "name"
+    HOWTO = "howto"
+    CAUSE = "cause"
+    YESNO = "yesno"
+
+
+_ENGLISH_KINDS: dict[Kind, re.Pattern[str]] = {
+    Kind.VALUE: re.compile(
+        r"\bdefaults?\b|\bhow\s+(?:many|much|long|big|large|often|deep|wide)\b|\bwhat\s+"
+        r"(?:port|size|value|version|number|limit|length|level)\b|\bmax(?:imum)?\b|\bmin(?:imum)?\b"
+        r"|\bby default\b|\bout of the box\b",
+        re.IGNORECASE,
+    ),
+    Kind.NAME: re.compile(
+        r"\b(?:which|what)(?:'s)?\s+(?:the\s+)?(?:\w+\s+)?(?:setting|option|flag|parameter|argument"
+        r"|function|method|class|module|command|variable|backend|exception|knob|pep|clock)\b"
+        r"|\bcalled\b|\bwhere\s+(?:was|did|do|does|is)\b",
+        re.IGNORECASE,
+    ),
+    Kind.HOWTO: re.compile(
+        r"^\s*how\s+(?:do|can|could|should|would|shall)\s+(?:i|we|you|one)\b|\bhow\s+to\b"
+        r"|\bsteps?\s+(?:to|for)\b|\bis\s+there\s+a\s+way\b|\banything\s+better\b",
+        re.IGNORECASE,
+    ),
+    Kind.CAUSE: re.compile(r"\bwhy\b|\berrors?\b|\bfail\w*|\bwrong\b", re.IGNORECASE),
+    Kind.YESNO: re.compile(
+        r"^\s*(?:is|are|does|do|can|should|will|could|has|have)\b", re.IGNORECASE
+    ),
+}
+# The same kinds in the other languages docbot's users write in (Chinese, Spanish).
+_OTHER_KINDS: dict[Kind, re.Pattern[str]] = {
+    Kind.VALUE: re.compile(r"por\s+defecto|predeterminad|cu[aá]nt[oa]s?\b|默认|缺省|多少|几"),
+    Kind.HOWTO: re.compile(r"c[oó]mo\b|如何|怎么|怎样|怎麼|怎樣"),
+    Kind.CAUSE: re.compile(r"por\s+qu[eé]|为什么|為什麼|错误|錯誤"),
+    Kind.YESNO: re.compile(r"吗|嗎|是否"),
+}
+# "How long", "how many": the kind of answer asked for, not a word the answer must contain.
+_AMOUNT = re.compile(r"\bhow\s+(?:many|much|long|often|big|large|far|deep|wide)\b", re.IGNORECASE)
+_DEFAULT_ELSEWHERE = re.compile(r"por\s+defecto|predeterminad|默认|缺省")
+_QUESTION_WORD = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|where|when|why|how|is|are|does|do|did|can|could|should"
+    r"|will|would|has|have|any)\b",
+    re.IGNORECASE,
+)
+# Spanish function words: two of them, or Spanish punctuation and letters, mark a question
+# written in Spanish. They are never anchors.
+_SPANISH_TEXT = """
+    el la los las lo de del al en por para con un una unos es son y o que qué cómo como cuál
+    cual se mi mis su sus me yo tu uso hay está este esta
+"""
+_SPANISH = frozenset(_SPANISH_TEXT.split())
+_SPANISH_MARK = re.compile(r"[¿¡ñáéíóú]", re.IGNORECASE)
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
+_CC_MENTION = re.compile(r"\bcc:?\s*(?=<@)", re.IGNORECASE)  # "cc <@U0BOB>": addressing people
+# "... cc" whose people were already stripped (the bot removes Slack mentions before asking).
+_TRAILING_CC = re.compile(r"\s*\bcc:?\s*$", re.IGNORECASE)
+_HANDLE = re.compile(r"(?:\bcc:?\s*)?(?<![\w.@])@\w[\w.\-]*(?<![.\-])", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    text: str  # the question without Slack markup and @handles no evidence has
+    lang: str  # en | zh | es
+    kinds: frozenset[Kind]
+    reading: str  # what is matched against the evidence: the question, or its anchors
+    terms: tuple[str, ...]  # stemmed content terms of `reading`, in order, without repeats
+    identifiers: tuple[str, ...]  # tokens written as code
+    foreign: bool = False  # read through its anchors: the evidence is in another language
+
+
+def language(text: str) -> str:
+    if CJK.search(text):
+        return "zh"
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    if _SPANISH_MARK.search(text) or sum(w in _SPANISH for w in words) >= 2:
+        return "es"
+    return "en"
+
+
+def kinds_of(text: str, lang: str) -> frozenset[Kind]:
+    patterns = _ENGLISH_KINDS if lang == "en" else _OTHER_KINDS
+    found = {kind for kind, pattern in patterns.items() if pattern.search(text)}
+    if lang == "en" and not _QUESTION_WORD.search(text) and not text.rstrip().endswith("?"):
+        found.add(Kind.HOWTO)  # "cache a whole view for 15 minutes": a request to show how
+    return frozenset(found)
+
+
+def ask(question: str, vocabulary: Iterable[str], handles: Iterable[str] = ()) -> Asked:
+    """Analyse `question` against the evidence's `vocabulary` (its terms) and `@handles`."""
+    text = _without_people(question, {h.lower() for h in handles})
+    lang = language(text)
+    kinds = kinds_of(text, lang)
+    known = frozenset(vocabulary)
+    own = terms(text)
+    # A question in the evidence's own language (Chinese docs, a Chinese question) is read
+    # whole; one whose words the evidence mostly lacks is read through its anchors.
+    foreign = lang != "en" and sum(t in known for t in own) * 2 < len(own)
+    reading = _anchors(text, lang, known) if foreign else _AMOUNT.sub("how", text)
+    return Asked(
+        text=text,
+        lang=lang,
+        kinds=kinds,
+        reading=reading,
+        terms=tuple(dict.fromkeys(terms(reading))),
+        identifiers=identifiers(reading),
+        foreign=foreign,
+    )
+
+
+def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:
+    """The English words, identifiers and numbers of a non-English question.
+
+    In Chinese every Latin token is one; in Spanish a plain word counts only when the evidence
+    has it ("timeout"), since most are Spanish ("puerto"); code-like tokens always count.
+    """
+    kept = []
+    if lang == "zh":
+        tokens = _ASCII_TOKEN.findall(text)  # Chinese runs into Latin words without spaces
+    else:
+        words = (w.strip(".:") for w in re.findall(r"[^\s¿?¡!,;()\"']+", text))
+        tokens = [w for w in words if w and w.isascii()]
+    for token in tokens:
+        code_like = bool(re.search(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}", token))
+        english = token.lower() not in _SPANISH and set(terms(token)) <= vocabulary
+        if lang == "zh" or code_like or english:
+            kept.append(token)
+    if _DEFAULT_ELSEWHERE.search(text):
+        kept.append("default")
+    return " ".join(kept)
+
+
+def _without_people(question: str, evidence_handles: set[str]) -> str:
+    """Slack markup and "@alice" / "cc @bob" address people; an `@name` the evidence holds (a
+    decorator such as `@cached_property`) stays."""
+    text = _TRAILING_CC.sub("", markup_words(_CC_MENTION.sub(" ", question)))
+    if "@" not in text:
+        return " ".join(text.split())
+
+    def drop(match: re.Match[str]) -> str:
+        handle = match.group()[match.group().index("@") :].lower()
+        return match.group() if handle in evidence_handles else " "
+
+    return " ".join(_HANDLE.sub(drop, text).split())

@@ -1,0 +1,253 @@
+"""Reading a packet against a question: the features of every answer unit and of the question.
+
+Unit features say how well a unit answers: word coverage weighted by rarity over the packet
+(its own words in full, its headings at half), semantic similarity of the question to the unit
+and to its headings (offline static embeddings), the question's code names found in it,
+BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
+question's kind asks for (a value, a name, a way to do it). Question features say whether the
+packet answers at all: how good the best unit is, how much of the question the packet holds,
+and how heavy the question's missing words are. `grounding/generators/reader_model.py` turns
+them into a ranking and an answered / insufficient decision with weights trained by
+`training/train_reader.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from grounding.evidence import EvidencePacket
+from grounding.generators.question import Asked, Kind, ask
+from grounding.generators.segmentation import UnitKind
+from grounding.generators.units import Candidate, candidates
+from retrieval.embeddings import Embedder
+
+Matrix = npt.NDArray[np.float64]
+
+
+class ReaderEmbedder(Embedder, Protocol):
+    def pieces(self, words: Sequence[str]) -> list[int]:
+        """Tokenizer pieces per word: one for a common word, several for a rare name."""
+        ...
+
+
+UNIT_FEATURES = (
+    "coverage",
+    "coverage_with_headings",
+    "semantic",
+    "semantic_headings",
+    "semantic_with_headings",
+    "semantic_window",
+    "coverage_window",
+    "opens_section",
+    "identifiers",
+    "bm25",
+    "rank",
+    "value_has_number",
+    "howto_shows_how",
+    "name_has_code",
+    "is_code",
+    "length",
+)
+QUESTION_FEATURES = (
+    "best_logit",
+    "margin",
+    "best_semantic",
+    "missing_heaviest",
+    "missing_rare",
+    "terms",
+    "foreign",
+)
+
+_BM25_K1 = 1.2
+_BM25_B = 0.75
+_HEADING_SHARE = 0.5  # a question word found only in the headings counts half
+_ABSENT_NAME_FACTOR = 2.0  # a code name no evidence has weighs double: a strong sign of a miss
+_NUMBER = re.compile(r"(?<![\w.])\d")
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
+_CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
+_HANDLE = re.compile(r"@\w[\w.\-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    asked: Asked
+    pool: tuple[Candidate, ...]
+    units: Matrix  # (len(pool), len(UNIT_FEATURES))
+    weights: dict[str, float]  # question term -> weight
+    packet_coverage: float
+    missing_heaviest: float
+    missing_rare: float  # the most tokenizer pieces of a question word no unit has, 0..1
+    missing_identifier: bool
+
+
+def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
+    pool = candidates(packet)
+    vocabulary = {t for c in pool for t in c.terms} | {t for c in pool for t in c.context}
+    handles = {m.lower() for c in pool for m in _HANDLE.findall(c.unit.text)}
+    asked = ask(packet.question, vocabulary, handles)
+    weights = _weights(asked, pool)
+    total = sum(weights.values()) or 1.0
+    found = {t for t in weights if t in vocabulary}
+    absent = [t for t in weights if t not in vocabulary]
+    missing = [weights[t] for t in absent]
+    rare = max(((p - 1) / 3 for p in embedder.pieces(absent)), default=0.0) if absent else 0.0
+    missing_ident = any(not any(i in c.unit.text.lower() for c in pool) for i in asked.identifiers)
+    units = _unit_features(asked, pool, weights, embedder)
+    return Reading(
+        asked,
+        pool,
+        units,
+        weights,
+        sum(weights[t] for t in found) / total,
+        max(missing, default=0.0) / total,
+        min(rare, 1.0),
+        missing_ident,
+    )
+
+
+def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matrix:
+    """One row of QUESTION_FEATURES, given the ranker's logit for each unit."""
+    if not len(reading.pool):
+        return np.zeros(len(QUESTION_FEATURES))
+    order = np.argsort(-logits, kind="stable")
+    best = int(order[0])
+    second = float(logits[order[1]]) if len(order) > 1 else float(logits[best]) - 5.0
+    u = reading.units
+    return np.array(
+        [
+            float(logits[best]),
+            float(logits[best]) - second,
+            float(u[:, UNIT_FEATURES.index("semantic")].max()),
+            reading.missing_heaviest,
+            reading.missing_rare,
+            math.log1p(len(reading.weights)),
+            float(reading.asked.foreign),
+        ]
+    )
+
+
+def _weights(asked: Asked, pool: Sequence[Candidate]) -> dict[str, float]:
+    """Each question term's rarity over the packet's units; a word no unit has weighs most."""
+    n = max(len(pool), 1)
+    df: Counter[str] = Counter()
+    for c in pool:
+        df.update(c.terms.keys())
+    absent = _idf(n, 0)
+    idents = set(asked.identifiers)
+    out = {}
+    for t in asked.terms:
+        if df[t]:
+            out[t] = _idf(n, df[t])
+        else:
+            out[t] = absent * (_ABSENT_NAME_FACTOR if t in idents else 1.0)
+    return out
+
+
+def _idf(n: int, df: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def _unit_features(
+    asked: Asked, pool: Sequence[Candidate], weights: dict[str, float], embedder: Embedder
+) -> Matrix:
+    if not pool:
+        return np.zeros((0, len(UNIT_FEATURES)))
+    total = sum(weights.values()) or 1.0
+    headings = sorted({c.headings for c in pool})
+    vectors = embedder.embed([asked.reading, *(c.unit.text for c in pool), *headings])
+    question = vectors[0]
+    unit_vectors = vectors[1 : 1 + len(pool)]
+    heading_vectors = dict(zip(headings, vectors[1 + len(pool) :], strict=True))
+    semantic = unit_vectors @ question
+    by_heading = {h: float(v @ question) for h, v in heading_vectors.items()}
+    with_headings = _cosines(
+        unit_vectors + np.array([heading_vectors[c.headings] for c in pool]), question
+    )
+    neighbours = _neighbours(pool)
+    window = _cosines(
+        np.array([unit_vectors[[i, *n]].sum(axis=0) for i, n in enumerate(neighbours)]), question
+    )
+    avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
+    bm25 = np.array([_bm25(c.terms, weights, avg_len) for c in pool])
+    bm25 = bm25 / (bm25.max() or 1.0)
+    rows = []
+    for i, c in enumerate(pool):
+        own = sum(w for t, w in weights.items() if t in c.terms)
+        around = c.context | c.lead_in
+        near = sum(w for t, w in weights.items() if t not in c.terms and t in around)
+        nearby = set(c.terms).union(*(pool[j].terms for j in neighbours[i]))
+        in_window = sum(w for t, w in weights.items() if t in nearby)
+        lowered = c.unit.text.lower()
+        idents = [x for x in asked.identifiers if x in lowered]
+        words = len(c.unit.text.split())
+        rows.append(
+            [
+                own / total,
+                (own + _HEADING_SHARE * near) / total,
+                float(semantic[i]),
+                by_heading[c.headings],
+                float(with_headings[i]),
+                float(window[i]),
+                in_window / total,
+                float(
+                    i == 0
+                    or pool[i - 1].headings != c.headings
+                    or pool[i - 1].item_index != c.item_index
+                ),
+                len(idents) / len(asked.identifiers) if asked.identifiers else 0.0,
+                float(bm25[i]),
+                1.0 / (1.0 + c.item_index),
+                float(Kind.VALUE in asked.kinds and bool(_NUMBER.search(_BULLET.sub("", lowered)))),
+                float(Kind.HOWTO in asked.kinds and _shows_how(c)),
+                float(Kind.NAME in asked.kinds and bool(_CODE_TEXT.search(c.unit.text))),
+                float(c.unit.kind is UnitKind.CODE),
+                min(math.log1p(words) / math.log(60.0), 1.5),
+            ]
+        )
+    return np.array(rows, dtype=np.float64)
+
+
+def _cosines(vectors: Matrix, question: npt.NDArray[np.float32]) -> Matrix:
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    result: Matrix = (vectors @ question) / norms
+    return result
+
+
+def _neighbours(pool: Sequence[Candidate]) -> list[list[int]]:
+    """Indexes of the units right before and after each one in its chunk."""
+    out: list[list[int]] = []
+    for i, c in enumerate(pool):
+        near = [
+            j
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(pool)
+            and pool[j].item_index == c.item_index
+            and abs(pool[j].unit_index - c.unit_index) <= 2
+        ]
+        out.append(near)
+    return out
+
+
+def _shows_how(c: Candidate) -> bool:
+    """Code, a step of a numbered list, or prose right before code or a list."""
+    if c.unit.kind is UnitKind.CODE or c.steps is not None:
+        return True
+    following = c.units[c.unit_index + 1 : c.unit_index + 3]
+    return any(u.kind in (UnitKind.CODE, UnitKind.ITEM) for u in following[:1]) or (
+        c.unit.text.rstrip().endswith(":") and bool(following)
+    )
+
+
+def _bm25(tf: Counter[str], weights: dict[str, float], avg_len: float) -> float:
+    length = sum(tf.values())
+    norm = _BM25_K1 * (1 - _BM25_B + _BM25_B * length / avg_len)
+    return sum(w * tf[t] * (_BM25_K1 + 1) / (tf[t] + norm) for t, w in weights.items() if tf[t])

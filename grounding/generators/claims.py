@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from grounding.generators.segmentation import Unit, UnitKind
 from grounding.generators.units import Candidate
 from retrieval.text import normalize_text
+from retrieval.text.markup import LIST_MARKER
 
 _MAX_LIST_UNITS = 12  # a list quoted whole for a how-to question stops here
 
@@ -124,9 +125,6 @@ def _following(c: Candidate, limit: int) -> Iterable[Unit]:
         previous = unit
 
 
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
-
-
 def clean(unit: Unit, alone: bool = True) -> str:
     """The unit without edge markup (bullets, table pipes, quote marks), whitespace collapsed.
 
@@ -137,7 +135,7 @@ def clean(unit: Unit, alone: bool = True) -> str:
         case UnitKind.CODE:
             return textwrap.dedent(unit.text).strip("\n")
         case UnitKind.ITEM:
-            text = _BULLET.sub("", unit.text) if alone else unit.text
+            text = LIST_MARKER.sub("", unit.text) if alone else unit.text
             return " ".join(text.split())
         case UnitKind.ROW:
             return " ".join(unit.text.strip().strip("|").split())

@@ -28,6 +28,7 @@ from grounding.generators.question import Asked, Kind, ask
 from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate, candidates
 from retrieval.embeddings import Embedder
+from retrieval.text.markup import LIST_MARKER
 
 Matrix = npt.NDArray[np.float64]
 
@@ -71,7 +72,6 @@ _BM25_B = 0.75
 _HEADING_SHARE = 0.5  # a question word found only in the headings counts half
 _ABSENT_NAME_FACTOR = 2.0  # a code name no evidence has weighs double: a strong sign of a miss
 _NUMBER = re.compile(r"(?<![\w.])\d")
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
 _CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
 _HANDLE = re.compile(r"@\w[\w.\-]*")
 
@@ -205,7 +205,9 @@ def _unit_features(
                 len(idents) / len(asked.identifiers) if asked.identifiers else 0.0,
                 float(bm25[i]),
                 1.0 / (1.0 + c.item_index),
-                float(Kind.VALUE in asked.kinds and bool(_NUMBER.search(_BULLET.sub("", lowered)))),
+                float(
+                    Kind.VALUE in asked.kinds and bool(_NUMBER.search(LIST_MARKER.sub("", lowered)))
+                ),
                 float(Kind.HOWTO in asked.kinds and _shows_how(c)),
                 float(Kind.NAME in asked.kinds and bool(_CODE_TEXT.search(c.unit.text))),
                 float(c.unit.kind is UnitKind.CODE),

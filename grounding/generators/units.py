@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_units
 from grounding.generators.terms import CJK, terms
+from retrieval.text.markup import NUMBERED_MARKER
 
 _MIN_WORDS = 4  # a prose unit with fewer words is a label, not an answer
 _HEADER_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
-_ORDERED = re.compile(r"^\s*(?:\d{1,3}[.)]|#\.|\(\d{1,3}\))\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ def _numbered_lists(units: Sequence[Unit], text: str) -> dict[int, tuple[int, in
     out: dict[int, tuple[int, int]] = {}
     i = 0
     while i < len(units):
-        if units[i].kind is not UnitKind.ITEM or not _ORDERED.match(units[i].text):
+        if units[i].kind is not UnitKind.ITEM or not NUMBERED_MARKER.match(units[i].text):
             i += 1
             continue
         last = i

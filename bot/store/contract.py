@@ -80,6 +80,11 @@ class Resumable:
 class EventLedger(Protocol):
     """Which deliveries are being answered and which are done, as leases held by an owner (one
     running process: pid plus a random token, so a restart under the same pid is another owner).
+
+    Each operation is one atomic step against a shared database, so replicas can share it: in
+    SQLite one IMMEDIATE transaction; in PostgreSQL `claim` is one `INSERT ... ON CONFLICT DO
+    UPDATE ... WHERE state <> 'done' AND expires <= now() RETURNING ...` (no row back: BUSY or
+    DONE), and the others are single conditional UPDATEs. The clock is the store's own.
     """
 
     def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:

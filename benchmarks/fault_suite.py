@@ -1,0 +1,414 @@
+"""The fault suite: `docbot serve` as a real process, attacked as an unlucky operator would.
+
+Each scenario starts `docbot serve` (HTTP mode, a signing secret, the index over tests/bot/corpus)
+as a subprocess on 127.0.0.1, with DOCBOT_SLACK_API_URL pointing at the test suite's fake Slack
+and, where a model is needed, OPENAI_BASE_URL at its fake OpenAI server, both run in this
+process on loopback. It sends signed mentions and counts, per mention, the replies docbot posted
+in its thread: answered (exactly one), duplicated (more than one) and lost (none).
+
+    python -m benchmarks.fault_suite [--mentions 20] [--only kill9,sigterm] [--serve-tree DIR]
+
+(from the repo root: it borrows the test suite's fakes, so it runs as a module). Every loop is
+bounded, every process it starts is stopped, and nothing leaves 127.0.0.1. Slack delivers again
+only what was not acknowledged (HTTP 200), so that is what the "redeliver" steps send, except in
+kill9-all, which delivers every mention again as the original report did. `--serve-tree` runs
+`docbot serve` from another checkout (a `git worktree` of an older commit), for before/after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bot.store import LEASE_SECONDS
+from retrieval.config import load_config
+from retrieval.index import build_index
+from tests.bot.conftest import write_config
+from tests.bot.fake_slack import FakeSlack
+from tests.bot.harness import GENERAL, SIGNING_SECRET, mention, post_event, with_channels
+from tests.grounding.fake_openai import FakeOpenAI, answer, hang, raw_body, slow
+
+QUESTIONS = (
+    "how do I roll back a deploy?",
+    "when should I roll back?",
+    "who is on call?",
+    "how long does a deploy take?",
+)
+# Every Slack method docbot calls while answering (auth.test at start-up).
+SLACK_METHODS = ("auth.test", "conversations.info", "reactions.add", "reactions.remove",
+                 "chat.postMessage")  # fmt: skip
+START_SECONDS = 120.0  # for `docbot serve` to listen (index and model load on a busy machine)
+ANSWER_SECONDS = 90.0  # for every mention to be answered once faults stop
+QUIET_SECONDS = 1.5  # no Slack call for this long: docbot has nothing left to do
+# A dead process's claims lapse after the lease; the next sweep (every lease/3) resumes them.
+RESUME_SECONDS = LEASE_SECONDS + LEASE_SECONDS / 3 + ANSWER_SECONDS
+
+
+@dataclass
+class Result:
+    scenario: str
+    sent: int
+    replies: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    note: str = ""
+
+    def row(self) -> str:
+        answered = sum(1 for n in self.replies.values() if n == 1)
+        duplicated = sum(1 for n in self.replies.values() if n > 1)
+        lost = self.sent - len(self.replies)
+        return (f"| {self.scenario} | {self.sent} | {answered} | {duplicated} | {lost} | "
+                f"{self.seconds:.0f} | {self.note} |")  # fmt: skip
+
+
+class Serve:
+    """One `docbot serve` process on a fixed port (a restart keeps Slack's URL)."""
+
+    def __init__(self, config: Path, port: int, env: dict[str, str], logs: Path) -> None:
+        self.config, self.port, self.env, self.logs = config, port, env, logs
+        self.proc: asyncio.subprocess.Process | None = None
+        self.starts = 0
+        self.log = logs / "serve.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/slack/events"
+
+    async def start(self) -> None:
+        self.starts += 1
+        self.log = self.logs / f"serve-{self.port}-{self.starts}.log"
+        log = self.log.open("wb")
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "serve", "--config", str(self.config),
+            "--host", "127.0.0.1", "--port", str(self.port),
+            env=self.env, stdout=log, stderr=asyncio.subprocess.STDOUT,
+            cwd=SERVE_TREE[0] if SERVE_TREE else None,
+        )  # fmt: skip
+        log.close()
+        deadline = time.monotonic() + START_SECONDS
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if self.proc.returncode is not None:
+                    raise RuntimeError(
+                        f"docbot serve exited ({self.proc.returncode}); see {log.name}"
+                    )
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(f"http://127.0.0.1:{self.port}/healthz") as health:
+                        if health.status == 200:
+                            return
+                await asyncio.sleep(0.1)
+        raise RuntimeError(
+            f"docbot serve did not listen within {START_SECONDS:.0f}s; see {log.name}"
+        )
+
+    async def signal(self, sig: signal.Signals) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.send_signal(sig)
+
+    async def logged(self, text: str, timeout: float) -> bool:
+        """Until the current process's log holds `text` (or it exits, or the timeout)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.log.read_text(encoding="utf-8", errors="replace"):
+                return True
+            if self.proc is None or self.proc.returncode is not None:
+                return False
+            await asyncio.sleep(0.01)
+        return False
+
+    async def exited(self, timeout: float) -> int | None:
+        if self.proc is None:
+            return None
+        with contextlib.suppress(TimeoutError):
+            return await asyncio.wait_for(self.proc.wait(), timeout)
+        return None
+
+    async def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it has not drained and exited in time."""
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        await self.signal(signal.SIGTERM)
+        if await self.exited(40) is None:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+@dataclass
+class World:
+    slack: FakeSlack
+    serve: Serve
+    session: aiohttp.ClientSession
+    base: int  # mention timestamps of this scenario start here
+    model: FakeOpenAI | None = None
+
+    def body(self, n: int) -> dict[str, Any]:
+        ts = f"{self.base + n}.000100"
+        question, event_id = QUESTIONS[n % len(QUESTIONS)], f"EvFault{self.base + n}"
+        return mention(question, channel=GENERAL, ts=ts, event_id=event_id,
+                       bot_user_id=self.slack.bot_user_id)  # fmt: skip
+
+    async def deliver(self, numbers: list[int], retry: int | None = None) -> list[int]:
+        """Send mentions concurrently; the numbers whose delivery was not acknowledged."""
+
+        async def one(n: int) -> bool:
+            try:
+                status, _ = await post_event(self.session, self.serve.url, self.body(n),
+                                             retry=retry)  # fmt: skip
+            except (aiohttp.ClientError, OSError, TimeoutError):
+                return False
+            return status == 200
+
+        acked = await asyncio.gather(*(one(n) for n in numbers))
+        return [n for n, ok in zip(numbers, acked, strict=True) if not ok]
+
+    def replies(self, sent: int) -> Counter[str]:
+        wanted = {f"{self.base + n}.000100" for n in range(sent)}
+        return Counter(
+            str(c.params.get("thread_ts")) for c in self.slack.posted()
+            if c.params.get("thread_ts") in wanted
+        )  # fmt: skip
+
+    async def answered(
+        self, sent: int, timeout: float = ANSWER_SECONDS, not_before: float = 0.0
+    ) -> None:
+        """Until every mention has a reply (or the timeout), and not before `not_before`
+        (monotonic), then until Slack is quiet."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and (
+            len(self.replies(sent)) < sent or time.monotonic() < not_before
+        ):
+            await asyncio.sleep(0.05)
+        await self.quiet(deadline)
+
+    async def calls_at_least(self, method: str, count: int, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.slack.calls_to(method)) < count and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+
+    async def quiet(self, deadline: float) -> None:
+        seen = -1
+        while time.monotonic() < deadline + QUIET_SECONDS:
+            if len(self.slack.calls) == seen:
+                return
+            seen = len(self.slack.calls)
+            await asyncio.sleep(QUIET_SECONDS)
+
+
+Scenario = Callable[[World, int], Awaitable[str]]
+
+
+async def baseline(world: World, n: int) -> str:
+    await world.deliver(list(range(n)))
+    await world.answered(n)
+    return "no faults"
+
+
+async def _kill9(world: World, n: int, *, redeliver_all: bool) -> str:
+    # Slack holds every reply, so the kill lands mid-burst: half the answers are in
+    # chat.postMessage (Slack has the request: the reply appears once it answers, though
+    # docbot never hears back), the other half were acknowledged a moment before the kill.
+    gate = world.slack.hold("chat.postMessage")
+    first = await world.deliver(list(range(n // 2)))
+    await world.calls_at_least("chat.postMessage", max(1, n // 2))
+    second = await world.deliver(list(range(n // 2, n)))
+    await world.serve.signal(signal.SIGKILL)
+    killed = time.monotonic()
+    unacked = first + second
+    await world.serve.exited(10)
+    in_post = len(world.slack.calls_to("chat.postMessage"))
+    gate.set()
+    await world.serve.start()
+    again = list(range(n)) if redeliver_all else unacked
+    await world.deliver(again, retry=1)
+    # Until the dead process's claims have lapsed and been swept: a duplicate would come then.
+    await world.answered(n, RESUME_SECONDS, not_before=killed + LEASE_SECONDS * 4 / 3 + 2)
+    return (f"killed with {in_post} replies in chat.postMessage; {len(unacked)} unacked; "
+            f"{len(again)} delivered again")  # fmt: skip
+
+
+async def kill9(world: World, n: int) -> str:
+    return await _kill9(world, n, redeliver_all=False)
+
+
+async def kill9_all(world: World, n: int) -> str:
+    return await _kill9(world, n, redeliver_all=True)
+
+
+async def sigterm(world: World, n: int) -> str:
+    """The model takes 2 s per answer, so answers are being worked out when the signal comes."""
+    assert world.model is not None
+    first, second = list(range(n // 2)), list(range(n // 2, n))
+    sending = asyncio.create_task(world.deliver(first))
+    deadline = time.monotonic() + 60
+    while len(world.model.requests) < max(1, n // 4) and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
+    await world.serve.signal(signal.SIGTERM)
+    await world.serve.logged("received SIGTERM", 5)  # a docbot without a handler says nothing
+    during = await world.deliver(second)  # arrive while it drains: refused, or nobody listens
+    unacked = await sending + during
+    code = await world.serve.exited(40)
+    done = sum(world.replies(n).values())
+    await world.serve.start()
+    await world.deliver(unacked, retry=1)
+    await world.answered(n, RESUME_SECONDS)
+    return f"exit {code} after {done} replies; {len(unacked)} refused, delivered again"
+
+
+async def _slack_failures(world: World, n: int, status: int) -> str:
+    """The first calls of every method fail; chat.postMessage's first 2.5 n, more than its two
+    retries absorb, so a quarter of the replies fail for good on their first run (a Slack
+    outage of a few seconds)."""
+    for i, method in enumerate(SLACK_METHODS[1:]):
+        count = 2 * n + n // 2 if method == "chat.postMessage" else n // 2
+        if status == 429:
+            world.slack.fail_next(method, 429, count=count, retry_after=1)
+        elif i % 2:  # half of them a proxy's HTML page instead of Slack's JSON
+            world.slack.fail_next(method, 500, count=count, body="<html><h1>502</h1></html>")
+        else:
+            world.slack.fail_next(method, 500, count=count)
+    await world.deliver(list(range(n)))
+    await world.answered(n)
+    failed = sum(1 for c in world.slack.calls if c.status == status)
+    return f"{failed} calls answered {status}"
+
+
+async def slack500(world: World, n: int) -> str:
+    return await _slack_failures(world, n, 500)
+
+
+async def slack429(world: World, n: int) -> str:
+    return await _slack_failures(world, n, 429)
+
+
+async def model_hang(world: World, n: int) -> str:
+    await world.deliver(list(range(n)))
+    await world.answered(n)
+    return "model never answers (deadline 6 s)"
+
+
+async def model_garbage(world: World, n: int) -> str:
+    await world.deliver(list(range(n)))
+    await world.answered(n)
+    return "model answers 200 with HTML"
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "baseline": baseline, "kill9": kill9, "kill9-all": kill9_all, "sigterm": sigterm,
+    "slack500": slack500, "slack429": slack429, "model-hang": model_hang,
+    "model-garbage": model_garbage,
+}  # fmt: skip
+MODEL_REPLIES = {
+    "model-hang": hang(),
+    "model-garbage": raw_body("<html>oops</html>"),
+    "sigterm": slow(2.0, answer(status="insufficient_context", message="Not in these docs.")),
+}
+MODEL = """answer:
+  generator: openai
+  model: fault-model
+  api: chat
+  reasoning_effort: null
+  timeout_seconds: 2
+  max_retries: 2
+  deadline_seconds: 6
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+SERVE_TREE: list[Path] = []  # --serve-tree: where `docbot serve` is imported from
+
+
+def _env(slack: FakeSlack, model: FakeOpenAI | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SLACK_", "OPENAI_", "DOCBOT_"))}  # fmt: skip
+    if SERVE_TREE:  # `python -m` puts the working directory first on sys.path; this too
+        env["PYTHONPATH"] = str(SERVE_TREE[0])
+    env.update(SLACK_BOT_TOKEN=slack.token, SLACK_SIGNING_SECRET=SIGNING_SECRET,
+               DOCBOT_SLACK_API_URL=slack.url)  # fmt: skip
+    if model is not None:
+        env.update(OPENAI_API_KEY="sk-fault-suite", OPENAI_BASE_URL=model.base_url)
+    return env
+
+
+async def _scenario(name: str, n: int, base: int, root: Path) -> Result:
+    folder = root / name
+    folder.mkdir()
+    config_path = write_config(folder)
+    uses_model = name.startswith("model-") or name == "sigterm"
+    if uses_model:
+        text = config_path.read_text(encoding="utf-8")
+        config_path.write_text(text.replace("answer:\n  generator: extractive\n", MODEL))
+    build_index(load_config(config_path))
+    model = FakeOpenAI() if uses_model else None
+    started = time.monotonic()
+    slack = with_channels(FakeSlack(team_id="T0DOCBOT"))
+    await slack.start()
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(slack.stop)
+        if model is not None:
+            await stack.enter_async_context(model)
+            model.always("chat", MODEL_REPLIES[name])
+        if name in ("slack500", "slack429"):
+            slack.fail_next("auth.test", 500 if name == "slack500" else 429, count=1,
+                            retry_after=1 if name == "slack429" else None)  # fmt: skip
+        serve = Serve(config_path, _free_port(), _env(slack, model), folder)
+        stack.push_async_callback(serve.stop)
+        session = await stack.enter_async_context(aiohttp.ClientSession())
+        await serve.start()
+        world = World(slack, serve, session, base, model)
+        note = await SCENARIOS[name](world, n)
+        return Result(name, n, world.replies(n), time.monotonic() - started, note)
+    raise AssertionError("unreachable")
+
+
+async def _run(names: list[str], n: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="docbot-faults-") as tmp:
+        results = []
+        for i, name in enumerate(names):
+            try:
+                results.append(await _scenario(name, n, 3_000_000 + i * 1000, Path(tmp)))
+            except Exception as exc:  # a benchmark reports what broke and goes on
+                results.append(Result(name, n, note=f"FAILED: {exc}"))
+            print(results[-1].row(), flush=True)
+        print()
+        print("| scenario | mentions sent | answered | duplicated | lost | seconds | notes |")
+        print("|---|---|---|---|---|---|---|")
+        for result in results:
+            print(result.row())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mentions", type=int, default=20, help="mentions per scenario")
+    parser.add_argument("--only", default="", help="comma-separated scenario names")
+    parser.add_argument("--serve-tree", type=Path, help="run docbot serve from this checkout")
+    args = parser.parse_args()
+    if args.serve_tree:
+        SERVE_TREE.append(args.serve_tree.resolve())
+    names = [s for s in args.only.split(",") if s] or list(SCENARIOS)
+    unknown = [s for s in names if s not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario(s) {unknown}; choose from {list(SCENARIOS)}")
+    asyncio.run(_run(names, args.mentions))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,6 @@
 """Markdown and reST line patterns shared by the chunker, the answer-unit splitter and the
-extractive generator: code fences, ATX headings and list markers."""
+extractive generator: code fences, ATX headings, reST explicit markup and directives, and list
+markers."""
 
 from __future__ import annotations
 

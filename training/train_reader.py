@@ -11,7 +11,7 @@ Labelled data, all read through the real index, packing and reader features:
 Both models are L2-regularised logistic regressions fit by Newton's method in numpy, each
 source weighing the same in total. The answer threshold and the extra-passage ratio are then
 chosen on the docs train split (answered right + uncovered refused, claims assembled as the
-generator does). Deterministic: rerun it and the weights file is the same.
+generator does). Reruns give the same threshold, ratio and scores (weights within ~2e-3).
 
     python training/train_reader.py [--squad N] [--seed S] [--out PATH]
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -60,7 +61,6 @@ REPO = Path(__file__).resolve().parents[1]
 SQUAD_V2 = REPO / ".." / "shared" / "eval" / "squad" / "dev-v2.0.json"
 L2 = 1.0
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.05, 0.96, 0.01))
-REFUSAL_FLOOR = 0.85
 # SQuAD v2.0's unanswerable questions share their paragraph's words by design, so missing words
 # say little there; docs questions that are not covered mostly name what the docs lack. The
 # answerer leans on the docs kind.
@@ -313,9 +313,6 @@ def choose(reads: Sequence[Read], ranker: Linear, answerer: Linear) -> tuple[flo
         )
         p = softmax(logits)
         ranked_all.append([Ranked(pool[i], float(p[i])) for i in order])
-    # The most answers right while refusing at least REFUSAL_FLOOR of the uncovered questions:
-    # the target is 0.85 on held-out questions, and a threshold fit on a few dozen uncovered
-    # questions refuses fewer on new ones, hence the margin.
     covered = [r.example.answerable for r in docs]
     n_cov, n_unc = sum(covered), len(covered) - sum(covered)
     per_ratio: dict[float, tuple[float, float, str]] = {}
@@ -331,18 +328,31 @@ def choose(reads: Sequence[Read], ranker: Linear, answerer: Linear) -> tuple[flo
             refused = sum(
                 (not a) and (not c) for a, c in zip(answered, covered, strict=True)
             ) / max(n_unc, 1)
-            if refused >= REFUSAL_FLOOR and ok > best[0] + 1e-9:
-                best = (ok, t, f"answered right {ok:.3f}, uncovered refused {refused:.3f}")
+            # Answered right plus uncovered refused, the two rates issue 8 sets targets for:
+            # a floor on one of them alone jumps with a single question of a small split.
+            if ok + refused > best[0] + 1e-9:
+                best = (
+                    ok + refused,
+                    t,
+                    f"answered right {ok:.3f}, uncovered refused {refused:.3f}",
+                )
         per_ratio[ratio] = best
     # More passages always hold the gold string more often; a longer reply is worse to read.
     # Take the fewest passages (the highest ratio) within one question of the best.
-    top = max(ok for ok, _, _ in per_ratio.values())
-    ratio = max(r for r, (ok, _, _) in per_ratio.items() if ok >= top - 1.0 / max(n_cov, 1))
-    ok, threshold, summary = per_ratio[ratio]
+    top = max(score for score, _, _ in per_ratio.values())
+    ratio = max(r for r, (score, _, _) in per_ratio.items() if score >= top - 1.0 / max(n_cov, 1))
+    _, threshold, summary = per_ratio[ratio]
     return threshold, ratio, summary
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # Set iteration order can reach search scores in their last bits and reorder ties in
+        # packets: one hash seed for every run. (Reruns still differ by ~2e-3 in the weights,
+        # never in threshold or ratio; the remaining source was not found.)
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--squad", type=int, default=1500, help="SQuAD v2.0 questions to read")
     parser.add_argument("--seed", type=int, default=7)

@@ -158,7 +158,7 @@ def test_app_removed_wrong_mark_makes_the_next_reply_a_question(
         # The asker retracted; the other person's mark stands but is not the asker's invitation.
         await until(lambda: len(store.feedback_entries(wrong_only=False)) == 1)
         # Delivered as `message` (left unclaimed: no reason is awaited) and as `app_mention`.
-        as_mention = ask(slack, "how long does a deploy take?", GENERAL, "17.000300",
+        as_mention = ask(slack, "how long does a production deploy take?", GENERAL, "17.000300",
                          thread_ts="17.000100")  # fmt: skip
         as_message = copy.deepcopy(as_mention)
         as_message["event_id"] = "EvMSG17"
@@ -171,7 +171,7 @@ def test_app_removed_wrong_mark_makes_the_next_reply_a_question(
         assert len(slack.calls_to("chat.postMessage")) == 2
         assert "Sources" in reply_text(answer)
         assert "saved that with the report" not in reply_text(answer)
-        assert recording.calls[-1][0] == "how long does a deploy take?"
+        assert recording.calls[-1][0] == "how long does a production deploy take?"
         assert store.thread_questions(TEAM, GENERAL, "17.000100")[-1] == recording.calls[-1][0]
         (entry,) = store.feedback_entries(wrong_only=False)
         assert entry.user == "U0OTHER" and entry.reasons == ()

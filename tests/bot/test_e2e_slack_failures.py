@@ -91,7 +91,7 @@ def test_app_failed_post_is_logged_and_the_answer_kept(
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         slack.fail_next("chat.postMessage", 500, count=6)  # 1 try + 2 retries, for 2 replies
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "11.000100"))
-        await app.send(ask(slack, "how long does a deploy take?", GENERAL, "11.000200"))
+        await app.send(ask(slack, "how long does a production deploy take?", GENERAL, "11.000200"))
         await slack.wait_for("reactions.remove", 2, timeout=10)
         assert slack.posted() == []
         for ts in ("11.000100", "11.000200"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -14,12 +14,14 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import InFlight, ListenerDeps
-from bot.events import mentions, parse_reaction, parse_turn
+from bot.events import Turn, mentions, parse_reaction, parse_turn
 from bot.live import Answerer
-from bot.questions import handle_reason_only, handle_turn
+from bot.questions import claim_before_ack, handle_reason_only, handle_turn
 from bot.reactions import handle_reaction
 
 log = logging.getLogger("docbot.slack")
+
+PRE_CLAIM = "docbot_claim"  # Bolt context key: what claim_before_ack found
 
 __all__ = ["Answerer", "InFlight", "ListenerDeps", "register"]
 
@@ -28,13 +30,22 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     """Every event docbot subscribes to has a listener; anything else is acknowledged and dropped
     (an unhandled event is answered 404, and Slack would keep retrying it)."""
 
+    async def claim_questions(
+        body: dict[str, Any], context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
+    ) -> None:
+        # Middleware: runs before Bolt acknowledges the delivery (see claim_before_ack).
+        turn = _question(body, context.bot_user_id)
+        if turn is not None:
+            context[PRE_CLAIM] = await claim_before_ack(deps, turn)
+        await next_()
+
     async def on_mention(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
         turn = parse_turn(body, context.bot_user_id)
         if turn is not None:
             with deps.in_flight.track():
-                await handle_turn(deps, client, turn)
+                await handle_turn(deps, client, turn, context.get(PRE_CLAIM))
 
     async def on_message(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -44,7 +55,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             return
         with deps.in_flight.track():
             if turn.channel_type == "im":
-                await handle_turn(deps, client, turn)
+                await handle_turn(deps, client, turn, context.get(PRE_CLAIM))
             elif turn.in_thread and mentions(_event_text(body), context.bot_user_id):
                 # Only with `message.channels` subscribed; the same message also comes as an
                 # app_mention, and claim_mention lets exactly one of the two through.
@@ -61,11 +72,27 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
 
+    app.middleware(claim_questions)
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order
+
+
+def _question(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:
+    """The question handle_turn answers for this delivery, if any: a mention, or a message in a
+    DM (the listeners below route the same way)."""
+    if body.get("type") != "event_callback":
+        return None
+    turn = parse_turn(body, bot_user_id)
+    if turn is None:
+        return None
+    event = body.get("event")
+    kind = event.get("type") if isinstance(event, Mapping) else None
+    return (
+        turn if kind == "app_mention" or (kind == "message" and turn.channel_type == "im") else None
+    )
 
 
 def _event_text(body: Mapping[str, Any]) -> str:

@@ -32,8 +32,27 @@ INTERNAL_ERROR = (
 )
 
 
-async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
-    """One question, answered at most once across redeliveries, restarts and crashes.
+async def claim_before_ack(deps: ListenerDeps, turn: Turn) -> Claim | None:
+    """Claim a question, with its message, before Bolt acknowledges its delivery: Slack never
+    delivers an acknowledged event again, so from the ack on the ledger must hold it (a process
+    killed a moment later leaves a claim that the next one resumes, bot/resume.py).
+
+    None when docbot does not answer this team, or when the store failed (logged): the listener
+    then claims as usual, and tells the asker if that fails too."""
+    if turn.team not in (await deps.runtime.current()).config.teams:
+        return None
+    try:
+        return await asyncio.to_thread(deps.store.claim, _key(turn), deps.owner, turn.to_payload())
+    except Exception:
+        log.exception("claiming event %s before its ack failed", turn.event_id)
+        return None
+
+
+async def handle_turn(
+    deps: ListenerDeps, client: AsyncWebClient, turn: Turn, claim: Claim | None = None
+) -> None:
+    """One question, answered at most once across redeliveries, restarts and crashes; `claim`
+    is what claim_before_ack found, when it ran.
 
     Config, answerer and policy are read once, here, so the whole turn uses one consistent set
     (a reload of docbot.yml or the index applies from the next question)."""
@@ -43,7 +62,7 @@ async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) ->
         return
     lease: Lease | None = None
     try:
-        lease = await claim_turn(deps, client, turn)
+        lease = await claim_turn(deps, client, turn, claim)
         if lease is not None:
             async with lease:
                 await _respond(deps, live, client, turn, lease)
@@ -55,14 +74,17 @@ async def handle_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) ->
             await post(client, turn, render_error(INTERNAL_ERROR))
 
 
-async def claim_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> Lease | None:
+async def claim_turn(
+    deps: ListenerDeps, client: AsyncWebClient, turn: Turn, claim: Claim | None = None
+) -> Lease | None:
     """The lease on this message, or None when it is answered or being answered.
 
-    Never trusts the retry header (Socket Mode says 0 on a first delivery): asks the store. A
-    run taken over after its owner began posting first looks for the reply it may have posted:
-    in the answer log, then in the thread."""
-    key = MentionKey(turn.team, turn.channel, turn.ts)
-    claim = await asyncio.to_thread(deps.store.claim, key, deps.owner, turn.to_payload())
+    Never trusts the retry header (Socket Mode says 0 on a first delivery): asks the store,
+    unless `claim` says what it answered already. A run taken over after its owner began
+    posting first looks for the reply it may have posted: in the answer log, then the thread."""
+    key = _key(turn)
+    if claim is None:
+        claim = await asyncio.to_thread(deps.store.claim, key, deps.owner, turn.to_payload())
     if not claim.granted:
         log.info(
             "message %s/%s is %s (event %s)", turn.channel, turn.ts,
@@ -80,6 +102,10 @@ async def claim_turn(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> 
     elif claim is Claim.TAKEN_OVER:
         log.info("event %s: taking over from a run that stopped before replying", turn.event_id)
     return lease
+
+
+def _key(turn: Turn) -> MentionKey:
+    return MentionKey(turn.team, turn.channel, turn.ts)
 
 
 async def _reply_already_posted(

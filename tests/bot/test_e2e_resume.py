@@ -5,7 +5,12 @@ the next sweep, once its claim has lapsed; a live claim is left to its owner."""
 from __future__ import annotations
 
 import asyncio
+import json
+import time
+from collections.abc import Sequence
 from pathlib import Path
+
+from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.app import Answerer, InFlight, build_app
 from bot.events import parse_turn
@@ -19,6 +24,7 @@ from tests.bot.harness import (
     mention,
     running_app,
     settings_for,
+    signature,
     with_channels,
 )
 from tests.bot.store.conftest import FakeClock
@@ -81,3 +87,33 @@ def test_resume_retries_a_reply_that_could_not_be_posted(
             return [c.params["thread_ts"] for c in slack.posted()]
 
     assert asyncio.run(main()) == ["61.000100"]
+
+
+def test_resume_question_is_claimed_before_bolt_acknowledges_it(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    """Slack never delivers an acknowledged event again, so the claim (with the message, for
+    resuming) must exist by the time the ack does: nothing between ack and claim to lose."""
+    config, answerer = indexed
+
+    async def main() -> Claim:
+        async with fake_slack() as slack:
+            in_flight = InFlight()
+            app = build_app(settings_for(with_channels(slack)), answerer, store, config=config,
+                            in_flight=in_flight)  # fmt: skip
+            body = json.dumps(mention("how do I roll back a deploy?", channel=GENERAL,
+                                      ts="62.000100", event_id="Ev62",
+                                      bot_user_id=slack.bot_user_id))  # fmt: skip
+            stamp = int(time.time())
+            headers: dict[str, str | Sequence[str]] = {
+                "content-type": "application/json", "x-slack-request-timestamp": str(stamp),
+                "x-slack-signature": signature(body, stamp),
+            }  # fmt: skip
+            ack = await app.async_dispatch(AsyncBoltRequest(body=body, headers=headers))
+            assert ack.status == 200
+            # The listener's task may not have run yet; the ledger already holds the message.
+            held = store.claim(MentionKey(TEAM, GENERAL, "62.000100"), "1:other")
+            await in_flight.drain(10)
+            return held
+
+    assert asyncio.run(main()) is Claim.BUSY

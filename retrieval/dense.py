@@ -164,7 +164,10 @@ class DenseScorer:
 
 
 class ShortlistScores:
-    """fusion.DenseSide: best by the prefix, exact scores from the full vectors."""
+    """fusion.DenseSide: best by the prefix, exact scores from the full vectors.
+
+    One per question (not shared by threads): the ranked shortlist is computed once.
+    """
 
     def __init__(
         self,
@@ -176,6 +179,7 @@ class ShortlistScores:
         self._blocks = list(blocks)
         self._query = query
         self._shortlist = shortlist
+        self._ranked: npt.NDArray[np.int64] | None = None
         self._offsets = np.cumsum([0] + [len(full) for full, _ in self._blocks])
 
     @property
@@ -184,7 +188,15 @@ class ShortlistScores:
         return int(self._offsets[-1])
 
     def top(self, depth: int) -> npt.NDArray[np.int64]:
-        if depth <= 0 or not self._blocks or not np.any(self._query):
+        if depth <= 0:
+            return np.zeros(0, dtype=np.int64)
+        if self._ranked is None:
+            self._ranked = self._rank_shortlist()
+        return self._ranked[:depth]
+
+    def _rank_shortlist(self) -> npt.NDArray[np.int64]:
+        """The shortlist by exact score, best first, ties by position (computed once)."""
+        if not self._blocks or not np.any(self._query):
             return np.zeros(0, dtype=np.int64)
         prefix = self._query[:PREFIX_DIM]
         norm = float(np.linalg.norm(prefix))
@@ -195,8 +207,7 @@ class ShortlistScores:
         else:
             shortlist = np.arange(len(rough))
         exact = self.at(shortlist.astype(np.int64))
-        order = np.lexsort((shortlist, -exact))[:depth]
-        return shortlist[order].astype(np.int64)
+        return shortlist[np.lexsort((shortlist, -exact))].astype(np.int64)
 
     def at(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         out = np.zeros(len(positions), dtype=np.float32)

@@ -23,8 +23,8 @@ Ranked = list[tuple[int, float]]  # (position in the scope's set, score), best f
 # benchmarks/dense_fusion.py (best mean MRR@10 of SQuAD v1.1 dev's training articles among
 # Django and Python docs distractors, and the development sets' train split; grid 0..1 by
 # 0.05, depths 20/50/100). Held-out results in docs/performance.md.
-DENSE_WEIGHT = 0.4
-DEPTH = 100
+DENSE_WEIGHT = 0.35
+DEPTH = 20
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al.)
 
 

@@ -11,7 +11,7 @@ heading), indexed with `build_index`, and every question goes through the real p
   content words (at least 5 of them) occur in `answer_rst`; and the mean share of the gold
   answer's first-sentence content words that the claims hold.
 
-    python benchmarks/django_faq.py [--show]
+    python benchmarks/django_faq.py [--show] [--no-dense]
 """
 
 from __future__ import annotations
@@ -126,12 +126,13 @@ def cites(answer: Answer, path: str) -> bool:
     return answer.status is AnswerStatus.ANSWERED and path in cited
 
 
-def write_config(docs: Path, folder: Path) -> Config:
+def write_config(docs: Path, folder: Path, dense: bool = True) -> Config:
     config_file = folder / "docbot.yml"
     config_file.write_text(
         f"state_dir: {json.dumps(str(folder / 'state'))}\nteams: [T0FAQ]\ncollections:\n"
         f"  - name: django-faq\n    path: {json.dumps(str(docs))}\n"
-        '    include: ["*.txt"]\n',
+        '    include: ["*.txt"]\n'
+        f"retrieval: {{dense: {json.dumps(dense)}}}\n",
         encoding="utf-8",
     )
     return load_config(config_file)
@@ -195,6 +196,7 @@ def report(outcomes: Sequence[Outcome], chunks: int) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--show", action="store_true", help="print each question's outcome")
+    parser.add_argument("--no-dense", action="store_true", help="BM25 alone (retrieval.dense off)")
     args = parser.parse_args(argv)
     if not (FAQ / "questions.jsonl").is_file():
         print(f"{FAQ} is absent: this benchmark needs ../shared beside the repository")
@@ -205,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         docs.mkdir()
         removed = strip_question_headings(FAQ, docs, questions)
         assert removed == len(questions), f"removed {removed} headings for {len(questions)}"
-        config = write_config(docs, Path(tmp))
+        config = write_config(docs, Path(tmp), dense=not args.no_dense)
         build_index(config)
         index = Index.load(config)
         scope = resolve_scope(config, "T0FAQ", "C0FAQ", ConversationKind.CHANNEL)

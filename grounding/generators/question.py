@@ -36,13 +36,13 @@ _ENGLISH_KINDS: dict[Kind, re.Pattern[str]] = {
     ),
     Kind.NAME: re.compile(
         r"\b(?:which|what)(?:'s)?\s+(?:the\s+)?(?:\w+\s+)?(?:setting|option|flag|parameter|argument"
-        r"|function|method|class|module|command|variable|backend|exception|knob|pep|clock)\b"
+        r"|function|method|class|module|command|variable|exception)\b"
         r"|\bcalled\b|\bwhere\s+(?:was|did|do|does|is)\b",
         re.IGNORECASE,
     ),
     Kind.HOWTO: re.compile(
         r"^\s*how\s+(?:do|can|could|should|would|shall)\s+(?:i|we|you|one)\b|\bhow\s+to\b"
-        r"|\bsteps?\s+(?:to|for)\b|\bis\s+there\s+a\s+way\b|\banything\s+better\b",
+        r"|\bsteps?\s+(?:to|for)\b|\bis\s+there\s+a\s+way\b",
         re.IGNORECASE,
     ),
     Kind.CAUSE: re.compile(r"\bwhy\b|\berrors?\b|\bfail\w*|\bwrong\b", re.IGNORECASE),

@@ -8,7 +8,6 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk
@@ -42,6 +41,8 @@ class CollectionSnapshot:
     # Which files the collection selected (its path, include and exclude): an index whose
     # selection differs from the config's is stale, since it may hold files now excluded.
     selection: str = ""
+    # The source revision the files are from (a git commit), "" for a local folder.
+    revision: str = ""
 
     @property
     def chunk_count(self) -> int:
@@ -70,7 +71,7 @@ def chunking_key(search: SearchConfig) -> str:
 
 def selection_key(collection: CollectionConfig) -> str:
     selected = {
-        "path": str(collection.path),
+        "path": str(collection.folder),
         "include": list(collection.include),
         "exclude": list(collection.exclude),
     }
@@ -82,9 +83,12 @@ def scan_collection(
     search: SearchConfig,
     counter: TokenCounter,
     previous: CollectionSnapshot | None,
+    revision: str = "",
 ) -> tuple[CollectionSnapshot, ScanChanges]:
-    """Snapshot the collection's files; a file whose size and mtime match `previous` is not read."""
-    root = Path(collection.path)
+    """Snapshot the collection's files; a file whose size and mtime match `previous` is not read.
+
+    `revision` is what the folder holds, when its source has one (a git source's commit)."""
+    root = collection.folder
     if not root.is_dir():
         raise DocbotError(
             f"collection {collection.name!r}: folder {root} does not exist or is not a folder; "
@@ -99,7 +103,12 @@ def scan_collection(
     for path in found.paths:
         scan.visit(path)
     snapshot = CollectionSnapshot(
-        collection.name, tuple(scan.files), tuple(scan.skipped), key, selection_key(collection)
+        collection.name,
+        tuple(scan.files),
+        tuple(scan.skipped),
+        key,
+        selection_key(collection),
+        revision,
     )
     changes = scan.changes(previous, frozenset(r.path for r in snapshot.files))
     notes = (dates_note,) if dates_note else ()
@@ -120,7 +129,7 @@ class _Scan:
     def visit(self, path: str) -> None:
         old = self.before.get(path)
         try:
-            stat = os.stat(Path(self.collection.path) / path)
+            stat = os.stat(self.collection.folder / path)
         except OSError as exc:
             self.skipped.append(Skipped(self.collection.name, path, f"cannot read: {exc}"))
             return

@@ -16,12 +16,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from retrieval.config_errors import describe
 from retrieval.errors import ConfigError
-from retrieval.links import check_url_template
+from retrieval.links import check_url_template, template_fields
 
 # Moved to retrieval/links.py (the url template's owner); still importable from here so code
 # written against the old layout keeps working. New code imports them from retrieval.links.
 from retrieval.links import source_url as source_url
 from retrieval.links import url_resolver as url_resolver
+from retrieval.source_keys import (
+    check_branch,
+    check_git_url,
+    check_subdir,
+    git_checkout,
+    source_problem,
+)
 
 DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
 # How long one answer may take, every model call and retry included. Slack users give up on a bot
@@ -37,7 +44,13 @@ class _Model(BaseModel):
 
 class CollectionConfig(_Model):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    path: Path
+    # Exactly one source (retrieval/source_keys.py): a local folder, or a git repository that
+    # `docbot index` clones under state_dir. After load_config, `path` is always the folder
+    # read (for git: the checkout, or its `subdir`); use `folder`.
+    path: Path | None = None
+    git: str | None = None
+    branch: str | None = None  # git only; default: the remote's default branch
+    subdir: str | None = None  # git only; default: the whole repository
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = ()
     url: str | None = None
@@ -69,6 +82,43 @@ class CollectionConfig(_Model):
     @classmethod
     def _url_template(cls, value: str | None) -> str | None:
         return None if value is None else check_url_template(value)
+
+    @field_validator("git")
+    @classmethod
+    def _git_url(cls, value: str | None) -> str | None:
+        return None if value is None else check_git_url(value)
+
+    @field_validator("branch")
+    @classmethod
+    def _branch(cls, value: str | None) -> str | None:
+        return None if value is None else check_branch(value)
+
+    @field_validator("subdir")
+    @classmethod
+    def _subdir(cls, value: str | None) -> str | None:
+        return None if value is None else check_subdir(value)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CollectionConfig:
+        problem = source_problem(
+            self.name,
+            {"path": self.path, "git": self.git, "branch": self.branch, "subdir": self.subdir},
+        )
+        if problem:
+            raise ValueError(problem)
+        if self.url is not None and "commit" in template_fields(self.url) and self.git is None:
+            raise ValueError(
+                f"collection {self.name!r}: url uses {{commit}}, which only a `git:` source "
+                "has: remove {commit} from the url, or make the collection a git source"
+            )
+        return self
+
+    @property
+    def folder(self) -> Path:
+        """The folder whose files are indexed (a git source's checkout or its subdir)."""
+        if self.path is None:
+            raise ValueError(f"collection {self.name!r} was not loaded by load_config")
+        return self.path
 
     @model_validator(mode="after")
     def _private_needs_channels(self) -> CollectionConfig:
@@ -289,9 +339,16 @@ def load_config(path: Path) -> Config:
 
 def _resolve_paths(path: Path, config: Config) -> Config:
     base = path.resolve().parent
+    state_dir = (base / config.state_dir).resolve()
     collections = []
     for index, collection in enumerate(config.collections):
-        folder = (base / collection.path).resolve()
+        if collection.git is not None:
+            # Cloned there by `docbot index` (retrieval/git_source.py); absent until then.
+            checkout = git_checkout(state_dir, collection.name, collection.git, collection.branch)
+            folder = checkout / "repo" / (collection.subdir or "")
+            collections.append(collection.model_copy(update={"path": folder}))
+            continue
+        folder = (base / collection.folder).resolve()
         if not folder.is_dir():
             problem = (
                 f"{folder} is a file, not a folder; a collection's path must name the folder "
@@ -304,6 +361,4 @@ def _resolve_paths(path: Path, config: Config) -> Config:
                 f"{collection.name!r} (it is relative to the config file)."
             )
         collections.append(collection.model_copy(update={"path": folder}))
-    return config.model_copy(
-        update={"state_dir": (base / config.state_dir).resolve(), "collections": tuple(collections)}
-    )
+    return config.model_copy(update={"state_dir": state_dir, "collections": tuple(collections)})

@@ -79,7 +79,7 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
     that cannot be listed, a symlink not followed and a special file (a FIFO, socket or device)
     are reported, unless the patterns leave them out anyway.
     """
-    root = Path(collection.path)
+    root = collection.folder
     include = tuple(glob_regex(p) for p in collection.include)
     exclude = tuple(glob_regex(p) for p in collection.exclude)
     unlisted: list[OSError] = []
@@ -234,7 +234,7 @@ def read_source(
     collection: CollectionConfig, rel_path: str, max_bytes: int
 ) -> SourceText | Skipped:
     """Read one file as text; anything that makes it unusable comes back as `Skipped`."""
-    path = Path(collection.path) / rel_path
+    path = collection.folder / rel_path
     try:
         special = special_file_reason(path.stat().st_mode)
         if special:

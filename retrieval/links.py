@@ -5,7 +5,7 @@ for every source. Links in answers come only from here, never from document or m
 from __future__ import annotations
 
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -13,8 +13,9 @@ if TYPE_CHECKING:
     from retrieval.chunks import Chunk
     from retrieval.config import CollectionConfig, Config
 
-# What a template may name (docs/configuration.md lists them): the file, the first and last line.
-URL_PLACEHOLDERS = ("path", "start", "end")
+# What a template may name (docs/configuration.md lists them): the file, the first and last line,
+# and for a git source the commit that was indexed (so a link shows the lines that were cited).
+URL_PLACEHOLDERS = ("path", "start", "end", "commit")
 
 
 def check_url_template(template: str) -> str:
@@ -42,6 +43,13 @@ def check_url_template(template: str) -> str:
     return template
 
 
+def template_fields(template: str) -> frozenset[str]:
+    """The placeholder names a checked template uses."""
+    return frozenset(
+        name for _, name, _, _ in string.Formatter().parse(template) if name is not None
+    )
+
+
 def _field_problem(name: str, spec: str | None, conversion: str | None) -> str | None:
     field = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
     field += "}"
@@ -64,24 +72,38 @@ def _allowed() -> str:
     return ", ".join("{" + name + "}" for name in URL_PLACEHOLDERS)
 
 
-def source_url(collection: CollectionConfig, path: str, start: int, end: int) -> str | None:
+def source_url(
+    collection: CollectionConfig, path: str, start: int, end: int, commit: str = ""
+) -> str | None:
     """The link to a cited passage, from the collection's `url` template.
 
+    `commit` is the revision the index holds for a git source; a template naming {commit}
+    gets no link without one (a link to another revision could show other lines).
     Links in answers come only from here, never from document or model text.
     """
     if collection.url is None:
         return None
-    return collection.url.format(path=quote(path), start=start, end=end)
+    if not commit and "commit" in template_fields(collection.url):
+        return None
+    return collection.url.format(path=quote(path), start=start, end=end, commit=quote(commit))
 
 
-def url_resolver(config: Config) -> Callable[[Chunk], str | None]:
-    """`source_url` for a chunk of any of the config's collections; None for one it lacks."""
+def url_resolver(
+    config: Config, revisions: Mapping[str, str] | None = None
+) -> Callable[[Chunk], str | None]:
+    """`source_url` for a chunk of any of the config's collections; None for one it lacks.
+
+    `revisions` maps a git collection to the commit its indexed files are from
+    (`Index.revisions()`).
+    """
     collections = {c.name: c for c in config.collections}
+    commits = dict(revisions or {})
 
     def url_for(chunk: Chunk) -> str | None:
         collection = collections.get(chunk.collection)
         if collection is None:
             return None
-        return source_url(collection, chunk.path, chunk.start_line, chunk.end_line)
+        commit = commits.get(chunk.collection, "")
+        return source_url(collection, chunk.path, chunk.start_line, chunk.end_line, commit)
 
     return url_for

@@ -92,7 +92,7 @@ def check_exclusive_files(config: Config, files: Mapping[str, Iterable[str]]) ->
     owner: dict[Path, CollectionConfig] = {}
     for collection in config.collections:
         for rel_path in files.get(collection.name, ()):
-            absolute = collection.path / rel_path
+            absolute = collection.folder / rel_path
             first = owner.setdefault(absolute, collection)
             if first is not collection and readers(first) != readers(collection):
                 raise ConfigError(_shared_file_message(first, collection, absolute))

@@ -67,7 +67,8 @@ def test_config_url_template_with_unbalanced_braces_says_how_to_write_a_brace(
 def test_url_template_allows_each_plain_placeholder_and_literal_braces() -> None:
     template = BASE + "{path}?q={{x}}#L{start}-L{end}"
     assert check_url_template(template) == template
-    assert set(URL_PLACEHOLDERS) == {"path", "start", "end"}  # docs/configuration.md lists these
+    # docs/configuration.md lists these; {commit} only for a git source.
+    assert set(URL_PLACEHOLDERS) == {"path", "start", "end", "commit"}
 
 
 def test_source_url_from_a_checked_template_is_as_long_as_its_parts(tmp_path: Path) -> None:

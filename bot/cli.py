@@ -25,6 +25,7 @@ from retrieval.errors import DocbotError, InputError
 from retrieval.index import BuildReport, Index, build_index
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from retrieval.sources import SyncOutcome, shown_time
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -184,10 +185,31 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
         f"generation {report.generation})",
         file=out,
     )
+    for outcome in report.synced:
+        print(_sync_line(outcome), file=out)
     for collection, path, note in report.notes:
         print(f"note: {collection}/{path}: {note}", file=out)
     for skipped in report.skipped:
         print(f"skipped: {skipped.collection}/{skipped.path}: {skipped.reason}", file=out)
+
+
+def _sync_line(outcome: SyncOutcome) -> str:
+    """What a sync did (`synced:`), or that it failed and answers use older files (`stale:`)."""
+    commit = outcome.revision[:12]
+    if not outcome.ok:
+        return (
+            f"stale: {outcome.collection}: cannot sync from {outcome.source}: {outcome.error}; "
+            f"answers use commit {commit} from the last good sync at "
+            f"{shown_time(outcome.last_success)} (failing since "
+            f"{shown_time(outcome.failing_since)})"
+        )
+    if not outcome.previous:
+        change = "first sync"
+    elif outcome.previous == outcome.revision:
+        change = "unchanged"
+    else:
+        change = f"was {outcome.previous[:12]}"
+    return f"synced: {outcome.collection}: {outcome.source} at {commit} ({change})"
 
 
 def _count(n: int, noun: str) -> str:

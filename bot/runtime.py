@@ -56,7 +56,7 @@ def make_pipeline(
         generator,
         TiktokenCounter(),
         policy,
-        url_resolver(config),
+        url_resolver(config, index.revisions()),
         k=config.answer.k,
         deadline_seconds=config.answer.deadline_seconds,
         clock=clock,

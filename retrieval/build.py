@@ -48,11 +48,14 @@ from retrieval.manifest import (
     write_snapshot,
 )
 from retrieval.scopes import check_exclusive_files
+from retrieval.sources import SyncOutcome, sync_sources
 from retrieval.text import tokenize
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
 # (stage, done, total): how far a long build step is; only "embedding" reports today.
 Progress = Callable[[str, int, int], None]
+# Brings the collections' folders up to date from their sources (retrieval/sources.py).
+Sync = Callable[[Config], tuple[SyncOutcome, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,8 @@ class BuildReport:
     engines_built: int = 0  # collection sets whose content changed since the last build
     engines_reused: int = 0
     embedded: int = 0  # chunks the embedding model ran on (new or changed text)
+    # One per collection with a remote source (git): what it was synced to, or why not.
+    synced: tuple[SyncOutcome, ...] = ()
 
 
 def build_index(
@@ -84,12 +89,17 @@ def build_index(
     counter: TokenCounter | None = None,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    sync: Sync = sync_sources,
 ) -> BuildReport:
-    """Scan every collection (re-reading changed files only) and refresh the changed engines.
+    """Sync the collections' sources, scan every collection (re-reading changed files only)
+    and refresh the changed engines.
 
     `embedder` (default: `load_embedder()`, loaded only if `retrieval.dense`) makes the vectors.
+    A source that cannot be reached is indexed as its last good sync left it.
     """
     started = time.perf_counter()
+    synced = sync(config)
+    revisions = {outcome.collection: outcome.revision for outcome in synced}
     root = index_root(config)
     previous = read_previous(root)
     counter = counter if counter is not None else TiktokenCounter()
@@ -98,7 +108,11 @@ def build_index(
     scan_notes: list[tuple[str, str, str]] = []
     for collection in config.collections:
         snapshot, changes = scan_collection(
-            collection, config.search, counter, previous.snapshots.get(collection.name)
+            collection,
+            config.search,
+            counter,
+            previous.snapshots.get(collection.name),
+            revisions.get(collection.name, ""),
         )
         snapshots[collection.name] = snapshot
         scan_notes += [(collection.name, "", note) for note in changes.notes]
@@ -132,6 +146,7 @@ def build_index(
         engines_built=written.built,
         engines_reused=written.reused,
         embedded=written.embedded,
+        synced=synced,
     )
 
 

@@ -157,6 +157,14 @@ class Index:
         chunks, i = found
         return (chunks[i - 1] if i > 0 else None), (chunks[i + 1] if i + 1 < len(chunks) else None)
 
+    def revisions(self) -> dict[str, str]:
+        """The source revision (git commit) of each collection that has one."""
+        return {
+            name: snapshot.revision
+            for name, snapshot in self._snapshots.items()
+            if snapshot.revision
+        }
+
     def collections(self) -> dict[str, tuple[int, int]]:
         return {
             name: (len(snapshot.files), snapshot.chunk_count)

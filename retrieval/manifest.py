@@ -36,7 +36,8 @@ from retrieval.errors import IndexNotBuiltError
 
 # 3: the manifest records each file's size and sha256, and engine.json the bm25 counts.
 # 4: a collection may record its dense vectors file.
-FORMAT = 4
+# 5: a collection snapshot records its source revision (a git source's commit).
+FORMAT = 5
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 MANIFEST = "manifest.json"
@@ -58,6 +59,8 @@ def fingerprint(snapshot: CollectionSnapshot, with_dates: bool) -> str:
     for record in snapshot.files:
         dated = f"\0{record.updated}" if with_dates else ""
         digest.update(f"\0{record.path}\0{record.sha256}{dated}".encode())
+    if with_dates and snapshot.revision:  # links name the revision, so answers depend on it
+        digest.update(f"\0revision={snapshot.revision}".encode())
     return digest.hexdigest()[:24]
 
 

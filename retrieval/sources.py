@@ -1,0 +1,154 @@
+"""Syncing collections from where their documents live, before `docbot index` scans them.
+
+The seam: `sync_sources(config)` brings each collection's folder up to date and says what
+happened, one `SyncOutcome` per collection that has a remote source. A local `path:` folder
+needs no sync. A `git:` source is cloned or fetched (retrieval/git_source.py). Another kind
+(e.g. `site:`) adds a function with `sync_git`'s shape and a branch in `sync_collection`.
+
+A remote that cannot be reached keeps the last good sync's files; `sync.json` beside the
+checkout records when that was, so the outcome can say "since when".
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from retrieval.config import CollectionConfig, Config
+from retrieval.durable import write_atomically
+from retrieval.errors import DocbotError
+from retrieval.git_source import (
+    GIT_TIMEOUT_SECONDS,
+    GitError,
+    clone,
+    fetch_and_reset,
+    head_commit,
+)
+from retrieval.source_keys import git_checkout
+
+Clock = Callable[[], datetime]
+STATE_FILE = "sync.json"
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOutcome:
+    collection: str
+    source: str  # what was synced, for people: "git file:///srv/docs.git (branch main)"
+    revision: str  # what the index now holds (a commit); "" when nothing was ever synced
+    previous: str  # what it held before this sync; "" on the first
+    last_success: str  # ISO time (UTC) of the last sync that worked, maybe this one
+    error: str = ""  # why this sync failed ("" when it worked); the last good files are used
+    failing_since: str = ""  # ISO time (UTC) of the first failure in a row
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+def sync_sources(
+    config: Config, now: Clock | None = None, timeout: float = GIT_TIMEOUT_SECONDS
+) -> tuple[SyncOutcome, ...]:
+    """Sync every collection with a remote source, in config order.
+
+    DocbotError when a source has never been synced and cannot be now: there are no files to
+    answer from, and the message says which collection, why and what to check.
+    """
+    clock = now if now is not None else _utc_now
+    outcomes = []
+    for collection in config.collections:
+        outcome = sync_collection(config.state_dir, collection, clock, timeout)
+        if outcome is None:
+            continue
+        if not outcome.ok and not outcome.revision:
+            raise DocbotError(
+                f"collection {collection.name!r}: cannot clone {outcome.source}: "
+                f"{outcome.error}. Nothing has been synced from it yet, so there is nothing to "
+                "index: check the URL and branch in the config file, and that this machine can "
+                "reach the repository (credentials come from the environment or git's "
+                "credential helpers, never from docbot.yml)"
+            )
+        outcomes.append(outcome)
+    return tuple(outcomes)
+
+
+def sync_collection(
+    state_dir: Path, collection: CollectionConfig, now: Clock, timeout: float
+) -> SyncOutcome | None:
+    """None for a collection that needs no sync (a local folder)."""
+    if collection.git is None:
+        return None
+    return sync_git(state_dir, collection, now, timeout)
+
+
+def sync_git(
+    state_dir: Path, collection: CollectionConfig, now: Clock, timeout: float
+) -> SyncOutcome:
+    assert collection.git is not None
+    home = git_checkout(state_dir, collection.name, collection.git, collection.branch)
+    repo = home / "repo"
+    state = _read_state(home)
+    branch = f" (branch {collection.branch})" if collection.branch else " (its default branch)"
+    source = f"git {collection.git}{branch}"
+    before = head_commit(repo, timeout)
+    try:
+        if before:
+            fetch_and_reset(repo, collection.branch, timeout)
+        else:
+            clone(collection.git, collection.branch, repo, timeout)
+        revision = head_commit(repo, timeout)
+        if not revision:
+            raise GitError("the clone has no commit checked out")
+    except (GitError, OSError) as exc:
+        failing_since = str(state.get("failing_since") or _iso(now()))
+        error = str(exc) if isinstance(exc, GitError) else f"{exc.strerror or exc}"
+        _write_state(home, {**state, "failing_since": failing_since, "error": error})
+        last = str(state.get("last_success", "")) if before else ""
+        return SyncOutcome(collection.name, source, before, before, last, error, failing_since)
+    synced = _iso(now())
+    _write_state(home, {"url": collection.git, "commit": revision, "last_success": synced})
+    _remove_other_checkouts(state_dir, collection.name, home)
+    if collection.subdir and not (repo / collection.subdir).is_dir():
+        raise DocbotError(
+            f"collection {collection.name!r}: the repository has no folder "
+            f"{collection.subdir!r} at commit {revision[:12]}: fix `subdir` in the config "
+            "file (it is relative to the repository's root)"
+        )
+    return SyncOutcome(collection.name, source, revision, before, synced)
+
+
+def _remove_other_checkouts(state_dir: Path, name: str, keep: Path) -> None:
+    """A clone of the URL or branch the collection used before; never read again."""
+    for other in (state_dir / "sources").glob(f"{name}-*"):
+        if other != keep and other.is_dir() and other.name.count("-") == name.count("-") + 1:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def _read_state(home: Path) -> dict[str, Any]:
+    try:
+        value = json.loads((home / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write_state(home: Path, state: dict[str, Any]) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    write_atomically(home / STATE_FILE, json.dumps(state, indent=1).encode("utf-8"))
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def shown_time(iso: str) -> str:
+    """`2026-12-01T09:50:12Z` as `2026-12-01 09:50 UTC`, for people."""
+    return iso.replace("T", " ")[:16] + " UTC" if iso else "never"

@@ -15,8 +15,10 @@ left as the last good sync made it, and the outcome says why and since when.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,24 +49,39 @@ def run_git(args: Sequence[str], cwd: Path | None, timeout: float, git: str = "g
     """Run `git args...`; its stdout, or GitError with the reason git gave."""
     command = [git, "-c", "core.quotePath=false", *args]
     try:
-        done = subprocess.run(
+        # Its own process group, so a timeout stops git's helpers too (git-remote-https, ssh),
+        # not only git itself.
+        process = subprocess.Popen(
             command,
             cwd=cwd,
-            capture_output=True,
             stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=git_environment(),
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired:
-        raise GitError(f"`git {args[0]}` took over {timeout:g} s and was stopped") from None
     except OSError as exc:
         raise GitError(
             f"cannot run git ({exc.strerror or exc}): install git (e.g. `apt-get install git`)"
         ) from exc
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop_group(process)
+        raise GitError(f"`git {args[0]}` took over {timeout:g} s and was stopped") from None
+    except BaseException:
+        _stop_group(process)
+        raise
+    done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     if done.returncode != 0:
         raise GitError(_reason(done.stderr.decode("utf-8", "replace"), args[0]))
     return done.stdout.decode("utf-8", "replace")
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):  # already gone
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
 
 
 def _reason(stderr: str, step: str) -> str:

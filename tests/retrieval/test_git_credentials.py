@@ -1,0 +1,94 @@
+"""git never prompts: a remote that asks for a password fails the sync at once (saying why),
+and credentials reach git from the environment or its credential helpers, never docbot.yml."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from retrieval.config import Config, load_config
+from retrieval.errors import DocbotError
+from retrieval.sources import sync_sources
+from tests.git_repos import needs_git
+
+pytestmark = needs_git
+
+
+class _AuthServer(ThreadingHTTPServer):
+    authorizations: list[str]
+
+
+class _AskForPassword(BaseHTTPRequestHandler):
+    server: _AuthServer
+
+    def do_GET(self) -> None:
+        self.server.authorizations.append(self.headers.get("Authorization", ""))
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="docs"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[_AuthServer]:
+    httpd = _AuthServer(("127.0.0.1", 0), _AskForPassword)
+    httpd.authorizations = []
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+@pytest.fixture(autouse=True)
+def no_user_git_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only what a test sets: no credential helper of the machine's user or system.
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
+def _config(tmp_path: Path, server: _AuthServer) -> Config:
+    port = server.server_address[1]
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\ncollections:\n"
+        f"  - name: platform\n    git: http://127.0.0.1:{port}/team/docs.git\n",
+        encoding="utf-8",
+    )
+    return load_config(path)
+
+
+def _now() -> datetime:
+    return datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+def test_a_remote_asking_for_a_password_fails_at_once_instead_of_prompting(
+    tmp_path: Path, server: _AuthServer
+) -> None:
+    config = _config(tmp_path, server)
+    with pytest.raises(DocbotError) as caught:
+        sync_sources(config, now=_now, timeout=60)
+    assert "terminal prompts disabled" in str(caught.value)
+    assert "credential helpers, never from docbot.yml" in str(caught.value)
+
+
+def test_credentials_reach_git_from_its_credential_helper_in_the_environment(
+    tmp_path: Path, server: _AuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    helper = "!f() { echo username=bot; echo password=from-helper; }; f"
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "credential.helper")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", helper)
+    config = _config(tmp_path, server)
+    with pytest.raises(DocbotError):  # the server refuses every credential
+        sync_sources(config, now=_now, timeout=60)
+    assert "Basic Ym90OmZyb20taGVscGVy" in server.authorizations  # bot:from-helper

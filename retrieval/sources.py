@@ -108,17 +108,36 @@ def sync_git(
         error = str(exc) if isinstance(exc, GitError) else f"{exc.strerror or exc}"
         _write_state(home, {**state, "failing_since": failing_since, "error": error})
         last = str(state.get("last_success", "")) if before else ""
+        if before:
+            check_subdir_in(repo, collection, before)
         return SyncOutcome(collection.name, source, before, before, last, error, failing_since)
     synced = _iso(now())
     _write_state(home, {"url": collection.git, "commit": revision, "last_success": synced})
     _remove_other_checkouts(state_dir, collection.name, home)
-    if collection.subdir and not (repo / collection.subdir).is_dir():
+    check_subdir_in(repo, collection, revision)
+    return SyncOutcome(collection.name, source, revision, before, synced)
+
+
+def check_subdir_in(repo: Path, collection: CollectionConfig, revision: str) -> None:
+    """The collection's `subdir` is a real folder of the checkout: neither missing nor a
+    symbolic link, which the repository's content could point anywhere on this machine."""
+    if not collection.subdir:
+        return
+    folder = repo
+    for part in collection.subdir.split("/"):
+        folder = folder / part
+        if folder.is_symlink():
+            raise DocbotError(
+                f"collection {collection.name!r}: {folder.relative_to(repo).as_posix()!r} is a "
+                f"symbolic link in the repository at commit {revision[:12]}, and docbot never "
+                "follows links out of a collection: set `subdir` to the folder it points at"
+            )
+    if not folder.is_dir():
         raise DocbotError(
             f"collection {collection.name!r}: the repository has no folder "
             f"{collection.subdir!r} at commit {revision[:12]}: fix `subdir` in the config "
             "file (it is relative to the repository's root)"
         )
-    return SyncOutcome(collection.name, source, revision, before, synced)
 
 
 def _remove_other_checkouts(state_dir: Path, name: str, keep: Path) -> None:

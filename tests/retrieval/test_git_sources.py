@@ -211,3 +211,19 @@ def test_a_private_git_collection_is_read_only_by_its_channels(
     assert [hit.chunk.path for hit in index.search("on-call rota", allowed, 1)] == [
         "docs/oncall.md"
     ]
+
+
+def test_a_subdir_that_is_a_symbolic_link_in_the_repository_is_not_followed(
+    tmp_path: Path, remote: Remote, clock: Clock
+) -> None:
+    # The repository's content must not choose what docbot reads outside it.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nThe root password is swordfish.\n")
+    (remote.work / "manuals").symlink_to(outside, target_is_directory=True)
+    git(remote.work, "add", "manuals")
+    git(remote.work, "commit", "--quiet", "-m", "link")
+    remote.push()
+    config = _config(tmp_path, remote, "    subdir: manuals\n")
+    with pytest.raises(DocbotError, match="'manuals' is a symbolic link in the repository"):
+        _build(config, clock)

@@ -344,7 +344,7 @@ def _resolve_paths(path: Path, config: Config) -> Config:
     for index, collection in enumerate(config.collections):
         if collection.git is not None:
             # Cloned there by `docbot index` (retrieval/git_source.py); absent until then.
-            checkout = git_checkout(state_dir, collection.name, collection.git, collection.branch)
+            checkout = git_checkout(state_dir, collection.git, collection.branch)
             folder = checkout / "repo" / (collection.subdir or "")
             collections.append(collection.model_copy(update={"path": folder}))
             continue

@@ -116,8 +116,9 @@ def check_subdir(subdir: str) -> str:
     return clean
 
 
-def git_checkout(state_dir: Path, name: str, url: str, branch: str | None) -> Path:
-    """Where the collection's clone lives: one folder per name, URL and branch, so changing
-    the URL or branch never mixes two repositories' files."""
-    key = hashlib.sha256(f"{url}\0{branch or ''}".encode()).hexdigest()[:12]
-    return state_dir / "sources" / f"{name}-{key}"
+def git_checkout(state_dir: Path, url: str, branch: str | None) -> Path:
+    """Where a repository's clone lives: one folder per URL and branch. Collections reading the
+    same repository share it, so they index one commit, and a file two of them hold is the same
+    file on disk, which the access check (retrieval/scopes.py) compares."""
+    key = hashlib.sha256(f"{url}\0{branch or ''}".encode()).hexdigest()[:16]
+    return state_dir / "sources" / f"git-{key}"

@@ -11,6 +11,7 @@ checkout records when that was, so the outcome can say "since when".
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Callable
@@ -60,8 +61,9 @@ def sync_sources(
     """
     clock = now if now is not None else _utc_now
     outcomes = []
+    synced: dict[Path, SyncOutcome] = {}  # clone -> its outcome: each is fetched once a run
     for collection in config.collections:
-        outcome = sync_collection(config.state_dir, collection, clock, timeout)
+        outcome = sync_collection(config.state_dir, collection, clock, timeout, synced)
         if outcome is None:
             continue
         if not outcome.ok and not outcome.revision:
@@ -73,23 +75,32 @@ def sync_sources(
                 "credential helpers, never from docbot.yml)"
             )
         outcomes.append(outcome)
+    _remove_unused_checkouts(config.state_dir, frozenset(synced))
     return tuple(outcomes)
 
 
 def sync_collection(
-    state_dir: Path, collection: CollectionConfig, now: Clock, timeout: float
+    state_dir: Path,
+    collection: CollectionConfig,
+    now: Clock,
+    timeout: float,
+    synced: dict[Path, SyncOutcome],
 ) -> SyncOutcome | None:
     """None for a collection that needs no sync (a local folder)."""
     if collection.git is None:
         return None
-    return sync_git(state_dir, collection, now, timeout)
+    home = git_checkout(state_dir, collection.git, collection.branch)
+    done = synced.get(home)
+    if done is None:
+        done = synced[home] = sync_git(home, collection, now, timeout)
+    if done.revision:
+        check_subdir_in(home / "repo", collection, done.revision)
+    return dataclasses.replace(done, collection=collection.name)
 
 
-def sync_git(
-    state_dir: Path, collection: CollectionConfig, now: Clock, timeout: float
-) -> SyncOutcome:
+def sync_git(home: Path, collection: CollectionConfig, now: Clock, timeout: float) -> SyncOutcome:
+    """Clone or fetch the collection's repository into `home`."""
     assert collection.git is not None
-    home = git_checkout(state_dir, collection.name, collection.git, collection.branch)
     repo = home / "repo"
     state = _read_state(home)
     branch = f" (branch {collection.branch})" if collection.branch else " (its default branch)"
@@ -108,13 +119,9 @@ def sync_git(
         error = str(exc) if isinstance(exc, GitError) else f"{exc.strerror or exc}"
         _write_state(home, {**state, "failing_since": failing_since, "error": error})
         last = str(state.get("last_success", "")) if before else ""
-        if before:
-            check_subdir_in(repo, collection, before)
         return SyncOutcome(collection.name, source, before, before, last, error, failing_since)
     synced = _iso(now())
     _write_state(home, {"url": collection.git, "commit": revision, "last_success": synced})
-    _remove_other_checkouts(state_dir, collection.name, home)
-    check_subdir_in(repo, collection, revision)
     return SyncOutcome(collection.name, source, revision, before, synced)
 
 
@@ -140,10 +147,10 @@ def check_subdir_in(repo: Path, collection: CollectionConfig, revision: str) -> 
         )
 
 
-def _remove_other_checkouts(state_dir: Path, name: str, keep: Path) -> None:
-    """A clone of the URL or branch the collection used before; never read again."""
-    for other in (state_dir / "sources").glob(f"{name}-*"):
-        if other != keep and other.is_dir() and other.name.count("-") == name.count("-") + 1:
+def _remove_unused_checkouts(state_dir: Path, used: frozenset[Path]) -> None:
+    """Clones no collection reads any more (its URL or branch changed, or it was removed)."""
+    for other in (state_dir / "sources").glob("git-*"):
+        if other not in used and other.is_dir():
             shutil.rmtree(other, ignore_errors=True)
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from retrieval.build import build_index
 from retrieval.config import Config, load_config
-from retrieval.errors import DocbotError
+from retrieval.errors import ConfigError, DocbotError
 from retrieval.index import Index
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from retrieval.sources import SyncOutcome, sync_sources
@@ -227,3 +227,49 @@ def test_a_subdir_that_is_a_symbolic_link_in_the_repository_is_not_followed(
     config = _config(tmp_path, remote, "    subdir: manuals\n")
     with pytest.raises(DocbotError, match="'manuals' is a symbolic link in the repository"):
         _build(config, clock)
+
+
+def test_a_private_subdir_of_a_public_git_collection_is_refused_like_nested_folders(
+    tmp_path: Path, remote: Remote, clock: Clock
+) -> None:
+    # As with a public folder holding a private one: a file both index would leak.
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\nretrieval: {dense: false}\ncollections:\n"
+        f"  - name: platform\n    git: {remote.url}\n"
+        f"  - name: oncall\n    git: {remote.url}\n    subdir: docs\n"
+        "    access: private\n    channels: [C0OPS]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r"indexed by both collection 'platform' .* 'oncall'"):
+        _build(load_config(path), clock)
+
+
+def test_two_collections_of_one_repository_share_its_clone_and_commit(
+    tmp_path: Path, remote: Remote, clock: Clock
+) -> None:
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\nretrieval: {dense: false}\ncollections:\n"
+        f"  - name: platform\n    git: {remote.url}\n    exclude: ['docs/**']\n"
+        f"  - name: ops\n    git: {remote.url}\n    subdir: docs\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    outcomes = _build(config, clock)
+    assert [o.collection for o in outcomes] == ["platform", "ops"]
+    assert len({o.revision for o in outcomes}) == 1
+    assert len(list((tmp_path / ".docbot" / "sources").iterdir())) == 1
+
+
+def test_changing_the_branch_makes_a_new_clone_and_removes_the_old(
+    tmp_path: Path, remote: Remote, clock: Clock
+) -> None:
+    remote.checkout("release", new=True)
+    remote.push("release")
+    _build(_config(tmp_path, remote), clock)
+    (old,) = (tmp_path / ".docbot" / "sources").iterdir()
+    config = _config(tmp_path, remote, "    branch: release\n")
+    _build(config, clock)
+    (new,) = (tmp_path / ".docbot" / "sources").iterdir()
+    assert new != old and config.collection("platform").folder == new / "repo"

@@ -23,7 +23,7 @@ log = logging.getLogger("docbot.slack")
 
 RESUME_EVERY_SECONDS = RENEW_EVERY_SECONDS
 # Slack's own retries end about five minutes after the first delivery; a question unanswered
-# for longer than this is left alone (logged), since an answer that late is more puzzling than
+# for longer than this is left alone, since an answer that late is more puzzling than
 # useful, and a reply that keeps failing must not be retried for days.
 RESUME_WINDOW_SECONDS = 15 * 60
 RESUME_BATCH = 50

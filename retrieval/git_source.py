@@ -38,10 +38,12 @@ class GitError(DocbotError):
 
 def git_environment() -> dict[str, str]:
     """The caller's environment for git, minus what would point it at another repository, and
-    never interactive: no terminal prompt for a password, ssh in batch mode."""
+    never interactive: git asks no terminal for a password, ssh no askpass window. (git also
+    runs without a controlling terminal, see run_git, so ssh cannot prompt either; the user's
+    own ssh settings, core.sshCommand included, are left alone.)"""
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
     env |= {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GCM_INTERACTIVE": "never"}
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    env |= {"SSH_ASKPASS_REQUIRE": "never"}
     return env
 
 
@@ -49,8 +51,8 @@ def run_git(args: Sequence[str], cwd: Path | None, timeout: float, git: str = "g
     """Run `git args...`; its stdout, or GitError with the reason git gave."""
     command = [git, "-c", "core.quotePath=false", *args]
     try:
-        # Its own process group, so a timeout stops git's helpers too (git-remote-https, ssh),
-        # not only git itself.
+        # Its own session: no controlling terminal to prompt on, and a process group, so a
+        # timeout stops git's helpers too (git-remote-https, ssh), not only git itself.
         process = subprocess.Popen(
             command,
             cwd=cwd,

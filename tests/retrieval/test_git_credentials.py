@@ -92,3 +92,26 @@ def test_credentials_reach_git_from_its_credential_helper_in_the_environment(
     with pytest.raises(DocbotError):  # the server refuses every credential
         sync_sources(config, now=_now, timeout=60)
     assert "Basic Ym90OmZyb20taGVscGVy" in server.authorizations  # bot:from-helper
+
+
+def test_the_users_own_ssh_command_is_used_for_an_ssh_remote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # core.sshCommand is how a deployment picks its key; docbot must not override it.
+    marker = tmp_path / "ssh-called"
+    script = tmp_path / "fake-ssh"
+    script.write_text(f'#!/bin/sh\necho "$@" > {marker}\nexit 1\n', encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.delenv("GIT_SSH_COMMAND", raising=False)
+    monkeypatch.delenv("GIT_SSH", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.sshCommand")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", str(script))
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\ncollections:\n  - name: platform\n    git: ssh://git@127.0.0.1/docs.git\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(DocbotError, match="cannot clone"):
+        sync_sources(load_config(path), now=_now, timeout=60)
+    assert "git@127.0.0.1" in marker.read_text(encoding="utf-8")

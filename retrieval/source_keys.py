@@ -76,8 +76,15 @@ def check_git_url(url: str) -> str:
     # Over HTTP a user name alone is usually a token (https://TOKEN@host/...): refused too.
     token_as_user = parts.scheme in ("https", "http") and parts.username is not None
     if has_password or token_as_user:
-        shown = parts._replace(netloc=parts.hostname or "").geturl()
+        shown = parts._replace(netloc=parts.hostname or "", query="", fragment="").geturl()
         raise ValueError(f"git URL has credentials in it (write {shown!r}): {_CREDENTIALS_FIX}")
+    if parts.query or parts.fragment:
+        # git repositories need neither; a query is where a URL carries a token.
+        shown = parts._replace(query="", fragment="").geturl()
+        raise ValueError(
+            f"git URL has a query string or fragment (write {shown!r}); if it carried a "
+            f"token, {_CREDENTIALS_FIX}"
+        )
     if parts.scheme != "file" and not parts.hostname:
         raise ValueError(f"git {url!r} names no host: write e.g. https://host/team/docs.git")
     return url

@@ -60,6 +60,12 @@ def test_credentials_in_a_git_url_are_refused_and_where_they_go_instead(
     assert "s3cret" not in message and "ghp_token" not in message and "hunter2" not in message
 
 
+def test_a_query_string_in_a_git_url_is_refused_as_a_token_carrier(tmp_path: Path) -> None:
+    message = _load(tmp_path, "    git: https://git.example.com/docs.git?private_token=s3cret\n")
+    assert "collections[0] (platform).git: git URL has a query string" in message
+    assert "'https://git.example.com/docs.git'" in message and "s3cret" not in message
+
+
 def test_branch_without_git_is_refused(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     message = _load(tmp_path, "    path: docs\n    branch: main\n")

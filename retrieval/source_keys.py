@@ -60,6 +60,9 @@ def check_git_url(url: str) -> str:
         )
     if "://" not in url:
         if _SCP_LIKE.match(url):
+            # `user:password@host:path` also reads as host `user`, path `password@host:path`.
+            if "@" in url.split(":", 1)[1].split("/", 1)[0]:
+                raise ValueError(f"git URL has credentials in it: {_CREDENTIALS_FIX}")
             return url
         raise ValueError(
             f"git {url!r} is not a repository URL: write a URL such as "

@@ -49,6 +49,7 @@ def test_a_subdir_outside_the_repository_is_refused(tmp_path: Path, subdir: str)
         "https://user:s3cret@git.example.com/docs.git",
         "https://ghp_token@github.com/team/docs.git",
         "ssh://git:hunter2@git.example.com/docs.git",
+        "git:hunter2@git.example.com:team/docs.git",
     ],
 )
 def test_credentials_in_a_git_url_are_refused_and_where_they_go_instead(

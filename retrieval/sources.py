@@ -92,25 +92,24 @@ def sync_collection(
     home = git_checkout(state_dir, collection.git, collection.branch)
     done = synced.get(home)
     if done is None:
-        done = synced[home] = sync_git(home, collection, now, timeout)
+        done = synced[home] = sync_git(home, collection.git, collection.branch, now, timeout)
     if done.revision:
         check_subdir_in(home / "repo", collection, done.revision)
     return dataclasses.replace(done, collection=collection.name)
 
 
-def sync_git(home: Path, collection: CollectionConfig, now: Clock, timeout: float) -> SyncOutcome:
-    """Clone or fetch the collection's repository into `home`."""
-    assert collection.git is not None
+def sync_git(home: Path, url: str, branch: str | None, now: Clock, timeout: float) -> SyncOutcome:
+    """Clone or fetch the repository into `home` (its outcome's collection is filled in by
+    the caller, as collections may share a clone)."""
     repo = home / "repo"
     state = _read_state(home)
-    branch = f" (branch {collection.branch})" if collection.branch else " (its default branch)"
-    source = f"git {collection.git}{branch}"
+    source = f"git {url}" + (f" (branch {branch})" if branch else " (its default branch)")
     before = head_commit(repo, timeout)
     try:
         if before:
-            fetch_and_reset(repo, collection.branch, timeout)
+            fetch_and_reset(repo, branch, timeout)
         else:
-            clone(collection.git, collection.branch, repo, timeout)
+            clone(url, branch, repo, timeout)
         revision = head_commit(repo, timeout)
         if not revision:
             raise GitError("the clone has no commit checked out")
@@ -119,10 +118,10 @@ def sync_git(home: Path, collection: CollectionConfig, now: Clock, timeout: floa
         error = str(exc) if isinstance(exc, GitError) else f"{exc.strerror or exc}"
         _write_state(home, {**state, "failing_since": failing_since, "error": error})
         last = str(state.get("last_success", "")) if before else ""
-        return SyncOutcome(collection.name, source, before, before, last, error, failing_since)
+        return SyncOutcome("", source, before, before, last, error, failing_since)
     synced = _iso(now())
-    _write_state(home, {"url": collection.git, "commit": revision, "last_success": synced})
-    return SyncOutcome(collection.name, source, revision, before, synced)
+    _write_state(home, {"url": url, "commit": revision, "last_success": synced})
+    return SyncOutcome("", source, revision, before, synced)
 
 
 def check_subdir_in(repo: Path, collection: CollectionConfig, revision: str) -> None:

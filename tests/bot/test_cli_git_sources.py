@@ -115,3 +115,28 @@ def test_an_unreachable_remote_is_reported_stale_and_answers_keep_working(
     assert "UTC (failing since " in line
     answer = _ask(capsys, config, "How do I roll back a deploy?")
     assert answer["status"] == "answered" and head in answer["sources"][0]["url"]
+
+
+def test_a_force_push_is_indexed_and_linked_at_the_rewritten_commit(
+    capsys: pytest.CaptureFixture[str], config: Path, remote: Remote
+) -> None:
+    remote.commit({"docs/freeze.md": "# Freeze\n\nNo deploys on Fridays.\n"}, "freeze")
+    remote.push()
+    _index(capsys, config)
+    rewritten = remote.rewrite_last({"docs/deploy.md": ROLLBACK.replace("four", "two")}, "redo")
+    remote.push(force=True)
+    (line,) = _index(capsys, config)
+    assert line.startswith("synced: platform:") and f"at {rewritten[:12]} (was " in line
+    answer = _ask(capsys, config, "How long does a rollback take?")
+    assert rewritten in answer["sources"][0]["url"]
+    assert "about two minutes" in " ".join(claim["text"] for claim in answer["claims"])
+
+
+def test_a_remote_never_reached_fails_index_saying_which_collection_and_why(
+    capsys: pytest.CaptureFixture[str], config: Path, remote: Remote
+) -> None:
+    remote.go_away()
+    assert main(["index", "--config", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"docbot: error: collection 'platform': cannot clone git {remote.url}")
+    assert "Nothing has been synced from it yet" in err

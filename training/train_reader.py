@@ -9,9 +9,10 @@ Labelled data, all read through the real index, packing and reader features:
   refusal on the docs' own kind of question. The `test` split is never read.
 
 Both models are L2-regularised logistic regressions fit by Newton's method in numpy, the docs
-questions weighing more in total than SQuAD's (RANKER_DOCS_SHARE, ANSWERER_DOCS_SHARE). The answer threshold and the extra-passage ratio are then
-chosen on the docs train split (answered right + uncovered refused, claims assembled as the
-generator does). Reruns give the same threshold, ratio and scores (weights within ~2e-3).
+questions weighing more in total than SQuAD's (RANKER_DOCS_SHARE, ANSWERER_DOCS_SHARE). The
+answer threshold and the extra-passage ratio are then chosen on the docs train split (answered
+right + uncovered refused, claims assembled as the generator does). Reruns give the same
+threshold, ratio and scores (weights within ~2e-3).
 
     python training/train_reader.py [--squad N] [--seed S] [--out PATH]
 """

@@ -8,11 +8,12 @@ Labelled data, all read through the real index, packing and reader features:
   right when it holds an expected string inside an expected file; uncovered questions teach
   refusal on the docs' own kind of question. The `test` split is never read.
 
-Both models are L2-regularised logistic regressions fit by Newton's method in numpy, the docs
-questions weighing more in total than SQuAD's (RANKER_DOCS_SHARE, ANSWERER_DOCS_SHARE). The
-answer threshold and the extra-passage ratio are then chosen on the docs train split (answered
-right + uncovered refused, claims assembled as the generator does). Reruns give the same
-threshold, ratio and scores (weights within ~2e-3).
+Both models are L2-regularised logistic regressions fit by Newton's method in numpy. The
+answerer weighs the docs questions more in total than SQuAD's (ANSWERER_DOCS_SHARE); the ranker
+weighs both sources the same (a 0.7 docs share was measured and reverted: docs/performance.md).
+The answer threshold and the extra-passage ratio are then chosen on the docs train split
+(answered right + uncovered refused, claims assembled as the generator does). Reruns give the
+same threshold, ratio and scores (weights within ~2e-3).
 
     python training/train_reader.py [--squad N] [--seed S] [--out PATH]
 """
@@ -66,9 +67,6 @@ THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.05, 0.96, 0.01))
 # say little there; docs questions that are not covered mostly name what the docs lack. The
 # answerer leans on the docs kind.
 ANSWERER_DOCS_SHARE = 0.8
-# The ranker leans on the docs kind too (code, list items, a setting next to its prose), less
-# than the answerer: measured on docs train, 0.7 ranks docs units better and SQuAD as well.
-RANKER_DOCS_SHARE = 0.7
 SIGNS = {
     "best_logit": 1,
     "margin": 1,
@@ -261,7 +259,7 @@ def source_weights(sources: Sequence[str], docs_share: float = 0.5) -> npt.NDArr
 
 def train_ranker(reads: Sequence[Read]) -> Linear:
     rows = [r for r in reads if r.example.answerable and r.labels.any()]
-    w = source_weights([r.example.source for r in rows], RANKER_DOCS_SHARE)
+    w = source_weights([r.example.source for r in rows])
     mean, scale, weights = fit_grouped([r.reading.units for r in rows], [r.labels for r in rows], w)
     return Linear(UNIT_FEATURES, mean, scale, weights, 0.0)
 

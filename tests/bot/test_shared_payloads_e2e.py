@@ -14,6 +14,7 @@ from bot.app import Answerer
 from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
+from tests.bot.e2e import stored_reply, until
 from tests.bot.harness import ASKER, GENERAL, fake_slack, running_app, with_channels
 from tests.bot.payloads import real
 
@@ -46,13 +47,10 @@ def test_shared_mention_and_reactions_round_trip(
             (post,) = await slack.wait_for("chat.postMessage")
             assert post.params["thread_ts"] == event["ts"]
             assert "Sources" in post.params["text"]
-            reply_ts = post.response["ts"]
-            for _ in range(50):  # the answer is stored just after the post returns
-                if store.find_answer(TEAM, GENERAL, reply_ts) is not None:
-                    break
-                await asyncio.sleep(0.05)
+            reply_ts = await stored_reply(slack, store)
             record = store.find_answer(TEAM, GENERAL, reply_ts)
             assert record is not None and record.id is not None
+            answer_id = record.id
             for body in (added, removed):
                 body["event"].update(reaction="x", user="U0REVIEWER")
                 body["event"]["item"].update(channel=GENERAL, ts=reply_ts)
@@ -60,10 +58,7 @@ def test_shared_mention_and_reactions_round_trip(
             await slack.wait_for("chat.postEphemeral")
             assert store.wrong_count(record.id) == 1
             assert (await app.send(removed))[0] == 200
-            for _ in range(50):
-                if store.wrong_count(record.id) == 0:
-                    break
-                await asyncio.sleep(0.05)
-            assert store.wrong_count(record.id) == 0
+            await until(lambda: store.wrong_count(answer_id) == 0)
+            assert store.wrong_count(answer_id) == 0
 
     asyncio.run(main())

@@ -4,8 +4,6 @@ even when its run died between posting and marking it done."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,29 +12,27 @@ from bot.replies import REPLY_EVENT_TYPE
 from bot.store import LEASE_SECONDS, Claim, MentionKey, SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
+from tests.bot.e2e import ask, run
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import GENERAL, RunningApp, fake_slack, mention, running_app, with_channels
+from tests.bot.harness import GENERAL, RunningApp
 from tests.bot.store.conftest import FakeClock, record
 
 DEAD = "999:deadbeef"  # the owner that was killed
 
 
-def _run(
-    config: Config, answerer: Answerer, store: SQLiteAnswerStore,
-    scenario: Callable[[FakeSlack, RunningApp], Awaitable[None]],
-) -> None:  # fmt: skip
-    async def main() -> None:
-        async with fake_slack() as slack, running_app(
-            with_channels(slack), config, answerer, store
-        ) as app:  # fmt: skip
-            await scenario(slack, app)
-
-    asyncio.run(main())
-
-
 def _ask(slack: FakeSlack, ts: str) -> dict[str, object]:
-    return mention("how do I roll back a deploy?", channel=GENERAL, ts=ts,
-                   event_id=f"Ev{ts.replace('.', '')}", bot_user_id=slack.bot_user_id)  # fmt: skip
+    return ask(slack, "how do I roll back a deploy?", GENERAL, ts)
+
+
+def _killed_while_posting(tmp_path: Path, ts: str) -> tuple[SQLiteAnswerStore, MentionKey]:
+    """A store whose claim on `ts` was taken and its post begun by a run that was killed, a
+    lease ago: the clock has moved past the lease."""
+    clock = FakeClock()
+    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
+    key = MentionKey(TEAM, GENERAL, ts)
+    assert store.claim(key, DEAD) is Claim.NEW and store.begin_post(key, DEAD)
+    clock.now += LEASE_SECONDS + 1
+    return store, key
 
 
 def test_leases_dead_runs_claim_is_answered_on_redelivery_after_the_lease(
@@ -61,7 +57,7 @@ def test_leases_dead_runs_claim_is_answered_on_redelivery_after_the_lease(
         await app.settle()
         assert len(slack.posted()) == 1  # done is final
 
-    _run(config, answerer, store, scenario)
+    run(config, answerer, store, scenario)
     assert store.claim(key, DEAD) is Claim.DONE
     store.close()
 
@@ -70,21 +66,17 @@ def test_leases_reply_stored_before_the_crash_is_not_posted_again(
     indexed: tuple[Config, Answerer], tmp_path: Path
 ) -> None:
     config, answerer = indexed
-    clock = FakeClock()
-    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
-    key = MentionKey(TEAM, GENERAL, "41.000100")
     # Killed after posting and storing the answer, before marking the claim done.
-    assert store.claim(key, DEAD) is Claim.NEW and store.begin_post(key, DEAD)
+    store, key = _killed_while_posting(tmp_path, "41.000100")
     stored = record(reply_ts="41.000200", thread_ts="41.000100")
     store.save_answer(replace(stored, team=TEAM, channel=GENERAL))
-    clock.now += LEASE_SECONDS + 1
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(_ask(slack, "41.000100"), retry=1)
         await app.settle()
         assert slack.calls_to("chat.postMessage") == []
 
-    _run(config, answerer, store, scenario)
+    run(config, answerer, store, scenario)
     assert store.claim(key, "1:other") is Claim.DONE
     store.close()
 
@@ -95,11 +87,7 @@ def test_leases_reply_posted_but_not_stored_is_found_in_the_thread(
     """Killed between Slack's answer to chat.postMessage and the store: the reply's metadata in
     the thread says it is out."""
     config, answerer = indexed
-    clock = FakeClock()
-    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
-    key = MentionKey(TEAM, GENERAL, "42.000100")
-    assert store.claim(key, DEAD) is Claim.NEW and store.begin_post(key, DEAD)
-    clock.now += LEASE_SECONDS + 1
+    store, key = _killed_while_posting(tmp_path, "42.000100")
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         metadata = {"event_type": REPLY_EVENT_TYPE, "event_payload": {"question_ts": "42.000100"}}
@@ -114,7 +102,7 @@ def test_leases_reply_posted_but_not_stored_is_found_in_the_thread(
         (lookup,) = slack.calls_to("conversations.replies")
         assert lookup.params["ts"] == "42.000100"
 
-    _run(config, answerer, store, scenario)
+    run(config, answerer, store, scenario)
     assert store.claim(key, "1:other") is Claim.DONE
     store.close()
 
@@ -123,11 +111,7 @@ def test_leases_run_that_died_before_its_post_landed_is_answered(
     indexed: tuple[Config, Answerer], tmp_path: Path
 ) -> None:
     config, answerer = indexed
-    clock = FakeClock()
-    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
-    key = MentionKey(TEAM, GENERAL, "43.000100")
-    assert store.claim(key, DEAD) is Claim.NEW and store.begin_post(key, DEAD)
-    clock.now += LEASE_SECONDS + 1
+    store, _ = _killed_while_posting(tmp_path, "43.000100")
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(_ask(slack, "43.000100"), retry=1)
@@ -135,7 +119,7 @@ def test_leases_run_that_died_before_its_post_landed_is_answered(
         (post,) = slack.posted()
         assert post.params["metadata"]["event_payload"] == {"question_ts": "43.000100"}
 
-    _run(config, answerer, store, scenario)
+    run(config, answerer, store, scenario)
     store.close()
 
 
@@ -155,4 +139,4 @@ def test_leases_failed_post_is_answered_on_redelivery(
         await app.settle()
         assert [c.params["thread_ts"] for c in slack.posted()] == ["44.000100"]
 
-    _run(config, answerer, store, scenario)
+    run(config, answerer, store, scenario)

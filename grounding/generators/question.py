@@ -77,7 +77,10 @@ _ASCII_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:\-]*[A-Za-z0-9_]|[A-Za-z0-
 _CC_MENTION = re.compile(r"\bcc:?\s*(?=<@)", re.IGNORECASE)  # "cc <@U0BOB>": addressing people
 # "... cc" whose people were already stripped (the bot removes Slack mentions before asking).
 _TRAILING_CC = re.compile(r"\s*\bcc:?\s*$", re.IGNORECASE)
-_HANDLE = re.compile(r"(?:\bcc:?\s*)?(?<![\w.@])@\w[\w.\-]*(?<![.\-])", re.IGNORECASE)
+# An @handle ("@alice", "@cached_property"): not an email's domain, nor a sentence's last dot.
+_AT_NAME = r"(?<![\w.@])@\w[\w.\-]*(?<![.\-])"
+_AT_NAMES = re.compile(_AT_NAME)
+_HANDLE = re.compile(r"(?:\bcc:?\s*)?" + _AT_NAME, re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,11 @@ def ask(question: str, vocabulary: Iterable[str], handles: Iterable[str] = ()) -
         identifiers=identifiers(reading),
         foreign=foreign,
     )
+
+
+def handles(text: str) -> set[str]:
+    """The @handles `text` holds, lowered: read from evidence the same way as from a question."""
+    return {m.lower() for m in _AT_NAMES.findall(text)}
 
 
 def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from grounding.evidence import EvidencePacket
-from grounding.generators.question import Asked, Kind, ask
+from grounding.generators.question import Asked, Kind, ask, handles
 from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate, candidates
 from retrieval.embeddings import Embedder
@@ -73,7 +73,6 @@ _HEADING_SHARE = 0.5  # a question word found only in the headings counts half
 _ABSENT_NAME_FACTOR = 2.0  # a code name no evidence has weighs double: a strong sign of a miss
 _NUMBER = re.compile(r"(?<![\w.])\d")
 _CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
-_HANDLE = re.compile(r"@\w[\w.\-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +90,8 @@ class Reading:
 def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
     pool = candidates(packet)
     vocabulary = {t for c in pool for t in c.terms} | {t for c in pool for t in c.context}
-    handles = {m.lower() for c in pool for m in _HANDLE.findall(c.unit.text)}
-    asked = ask(packet.question, vocabulary, handles)
+    held = set[str]().union(*(handles(c.unit.text) for c in pool))
+    asked = ask(packet.question, vocabulary, held)
     weights = _weights(asked, pool)
     total = sum(weights.values()) or 1.0
     found = {t for t in weights if t in vocabulary}

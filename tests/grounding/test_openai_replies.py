@@ -24,31 +24,28 @@ def test_generate_refusal_is_a_refusal_error(api: API) -> None:
     assert "help with that" not in str(failure) and "refused" in str(failure)
 
 
-@pytest.mark.parametrize("api", APIS)
-def test_generate_truncated_reply_is_incomplete_not_invalid(api: API) -> None:
-    outcome, _ = serve(api, truncated())
-    failure = error(outcome)
-    assert failure.kind == "incomplete"
-    assert "max_output_tokens" in str(failure)
+# A reply the generator cannot use: which kind of failure it is, and what the message names.
+UNUSABLE = {
+    "truncated": (truncated(), "incomplete", ("max_output_tokens",)),
+    "malformed json": (
+        raw_text('Sure! {"status": "answered", claims: [}'),
+        "invalid",
+        ("GroundedResponse",),
+    ),
+    "wrong shape": (
+        raw_text('{"status": "maybe", "claims": [], "message": ""}'),
+        "invalid",
+        ("status",),
+    ),
+    "empty": (raw_text(""), "invalid", ()),
+}
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_generate_malformed_json_is_invalid(api: API) -> None:
-    outcome, _ = serve(api, raw_text('Sure! {"status": "answered", claims: [}'))
-    failure = error(outcome)
-    assert failure.kind == "invalid"
-    assert "GroundedResponse" in str(failure)
-
-
-@pytest.mark.parametrize("api", APIS)
-def test_generate_json_of_the_wrong_shape_is_invalid(api: API) -> None:
-    outcome, _ = serve(api, raw_text('{"status": "maybe", "claims": [], "message": ""}'))
-    failure = error(outcome)
-    assert failure.kind == "invalid"
-    assert "status" in str(failure)
-
-
-@pytest.mark.parametrize("api", APIS)
-def test_generate_empty_output_is_invalid(api: API) -> None:
-    outcome, _ = serve(api, raw_text(""))
-    assert error(outcome).kind == "invalid"
+@pytest.mark.parametrize("case", UNUSABLE)
+def test_generate_an_unusable_reply_is_a_failure_of_its_kind(api: API, case: str) -> None:
+    reply, kind, mentions = UNUSABLE[case]
+    failure = error(serve(api, reply)[0])
+    assert failure.kind == kind
+    for mention in mentions:
+        assert mention in str(failure)

@@ -17,11 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from retrieval.config_errors import describe
 from retrieval.errors import ConfigError
 from retrieval.links import check_url_template, template_fields
-
-# Moved to retrieval/links.py (the url template's owner); still importable from here so code
-# written against the old layout keeps working. New code imports them from retrieval.links.
-from retrieval.links import source_url as source_url
-from retrieval.links import url_resolver as url_resolver
 from retrieval.source_keys import (
     check_branch,
     check_git_url,

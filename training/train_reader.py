@@ -53,9 +53,10 @@ from grounding.generators.reading import (
 )
 from grounding.pipeline import AnswerPipeline
 from grounding.schema import GroundedResponse
-from retrieval.config import Config, url_resolver
+from retrieval.config import Config
 from retrieval.embeddings import load_embedder
 from retrieval.index import Index, build_index
+from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 

@@ -21,8 +21,9 @@ from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.segmentation import Markup, UnitKind, split_units
 from grounding.pipeline import AnswerPipeline
 from retrieval.chunking import chunk_document
-from retrieval.config import load_config, url_resolver
+from retrieval.config import load_config
 from retrieval.index import Index, build_index
+from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.tokens import TiktokenCounter
 from tests.retrieval import oversized_docs as docs

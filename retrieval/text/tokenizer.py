@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import chain
 from types import MappingProxyType
@@ -206,16 +206,7 @@ CLAIM_WORDS = Tokenizer(
     memo_size=PACKET_MEMO_SIZE,
 )
 # The same, stopwords kept: what a claim's words may be found among.
-EVIDENCE_WORDS = Tokenizer(
-    stopwords=frozenset(),
-    stem=fold_word,
-    word=LETTER_RUN,
-    identifiers=Identifiers.WHOLE,
-    normalize=nfkc_casefold,
-    min_length=2,
-    cjk=False,
-    memo_size=PACKET_MEMO_SIZE,
-)
+EVIDENCE_WORDS = replace(CLAIM_WORDS, stopwords=frozenset())
 
 
 def tokenize(text: str) -> list[str]:

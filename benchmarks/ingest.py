@@ -1,23 +1,20 @@
 """Ingestion speed: read, chunk and token-count the shared reST corpora on one core.
 
-Usage: python benchmarks/ingest.py [--tokens N] [corpus ...]   (default: django-docs,
+Usage: python -m benchmarks.ingest [--tokens N] [corpus ...]   (default: django-docs,
 python-docs-3.11 and peps, about 31 MB). Prints MB, files, chunks and seconds per stage,
 then the time of a second, incremental scan in which nothing changed.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
+from benchmarks.corpora import chosen_collections, read_sources
 from retrieval.chunking import chunk_document
 from retrieval.collections import scan_collection
 from retrieval.config import CollectionConfig, SearchConfig
-from retrieval.files import SourceText, find_files, read_source
 from retrieval.tokens import TiktokenCounter
 
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpora"
 DEFAULT = ("django-docs", "python-docs-3.11", "peps")
 
 
@@ -34,27 +31,16 @@ class CountingCounter:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("corpora", nargs="*", default=list(DEFAULT))
-    parser.add_argument("--tokens", type=int, default=350, help="chunk budget (chunk_tokens)")
-    args = parser.parse_args()
+    collections, tokens = chosen_collections(__doc__, DEFAULT)
     counter = TiktokenCounter()
     counter.count("warm up")  # loading the encoding is not part of the measurement
-    for name in args.corpora:
-        corpus = SHARED / name
-        if not corpus.is_dir():
-            print(f"{name}: skipped, {corpus} is absent")
-            continue
-        bench(CollectionConfig(name=name, path=corpus.resolve()), counter, args.tokens)
+    for collection in collections:
+        bench(collection, counter, tokens)
 
 
 def bench(collection: CollectionConfig, counter: TiktokenCounter, tokens: int) -> None:
     t0 = time.perf_counter()
-    sources = [
-        s
-        for p in find_files(collection).paths
-        if isinstance(s := read_source(collection, p, 5_000_000), SourceText)
-    ]
+    sources = read_sources(collection)
     t1 = time.perf_counter()
     counting = CountingCounter(counter)
     chunks = sum(

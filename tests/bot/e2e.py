@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import logging
 import time
@@ -57,6 +58,15 @@ def ask(
     event_id = f"Ev{ts.replace('.', '')}"
     return mention(text, channel=channel, ts=ts, event_id=event_id, bot_user_id=slack.bot_user_id,
                    thread_ts=thread_ts, team=team, ext_shared=ext_shared)  # fmt: skip
+
+
+def as_channel_message(body: dict[str, Any], event_id: str) -> dict[str, Any]:
+    """The mention `body` delivered as a `message` in the channel, as Slack does too when the app
+    subscribes to `message.channels`: same message, another event id."""
+    message = copy.deepcopy(body)
+    message["event_id"] = event_id
+    message["event"].update(type="message", channel_type="channel")
+    return message
 
 
 class RecordingAnswerer:

@@ -5,7 +5,6 @@ asker gets a reply, the admins get the detail, nothing escapes to Bolt.
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from typing import Any, NoReturn, cast
 
@@ -20,6 +19,7 @@ from retrieval.index import Index
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import (
     ExplodingAnswerer,
+    as_channel_message,
     ask,
     posted_ts,
     reply_text,
@@ -82,10 +82,7 @@ def test_app_store_failure_on_a_reaction_is_logged_not_raised(
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         await app.send(reaction(True, "x", channel=GENERAL, item_ts="22.000200", event_id="EvX22"))
         reason = ask(slack, "it is wrong", GENERAL, "22.000300", thread_ts="22.000100")
-        as_message = copy.deepcopy(reason)
-        as_message["event_id"] = "EvMSG22"
-        as_message["event"].update(type="message", channel_type="channel")
-        await app.send(as_message)
+        await app.send(as_channel_message(reason, "EvMSG22"))
         await until(lambda: len(_errors(caplog, "docbot.slack")) >= 2)
         await app.settle()
 

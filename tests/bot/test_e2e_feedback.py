@@ -5,7 +5,6 @@ and redeliveries of each.
 from __future__ import annotations
 
 import asyncio
-import copy
 import io
 import json
 
@@ -16,6 +15,7 @@ from retrieval.config import Config
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import (
     RecordingAnswerer,
+    as_channel_message,
     ask,
     reply_text,
     run,
@@ -81,10 +81,7 @@ def test_app_reason_arriving_as_message_and_mention_is_saved_once(
         await app.send(reaction(True, "-1", channel=GENERAL, item_ts=reply_ts, event_id="EvX15"))
         await slack.wait_for("chat.postEphemeral")
         as_mention = ask(slack, "the command is wrong", GENERAL, "15.000300", thread_ts="15.000100")
-        as_message = copy.deepcopy(as_mention)
-        as_message["event_id"] = "EvMSG15"
-        as_message["event"].update(type="message", channel_type="channel")
-        await app.send(as_message)
+        await app.send(as_channel_message(as_mention, "EvMSG15"))
         await app.send(as_mention)
         acks = await slack.wait_for("chat.postMessage", 2)
         await app.settle()
@@ -160,10 +157,7 @@ def test_app_removed_wrong_mark_makes_the_next_reply_a_question(
         # Delivered as `message` (left unclaimed: no reason is awaited) and as `app_mention`.
         as_mention = ask(slack, "how long does a production deploy take?", GENERAL, "17.000300",
                          thread_ts="17.000100")  # fmt: skip
-        as_message = copy.deepcopy(as_mention)
-        as_message["event_id"] = "EvMSG17"
-        as_message["event"].update(type="message", channel_type="channel")
-        await app.send(as_message)
+        await app.send(as_channel_message(as_mention, "EvMSG17"))
         await app.send(as_mention)
         (_, answer) = await slack.wait_for("chat.postMessage", 2)
         await slack.wait_for("reactions.remove", 2)

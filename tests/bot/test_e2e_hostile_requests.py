@@ -156,33 +156,39 @@ def _assert_only_the_good_question_reached_slack(slack: FakeSlack) -> None:
     assert MARK not in slack.all_text()
 
 
+def _assert_each_refused_quietly(
+    seen: dict[str, tuple[int, str, list[logging.LogRecord]]], slack: FakeSlack, expected: int
+) -> None:
+    """Every case got `expected`, echoing nothing back, with one quiet log line; and only the
+    good question that followed reached Slack."""
+    for name, (status, text, records) in seen.items():
+        assert status == expected, (name, text)
+        assert MARK not in text, name
+        _assert_one_quiet_line(name, records, expected)
+    _assert_only_the_good_question_reached_slack(slack)
+
+
 def test_unsigned_garbage_gets_401_and_one_log_line(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, caplog: pytest.LogCaptureFixture
 ) -> None:
-    seen, slack = _exchange_all(indexed, store, caplog, UNSIGNED)
-    for name, (status, text, records) in seen.items():
-        assert status == 401, (name, text)
-        assert MARK not in text, name
-        _assert_one_quiet_line(name, records, 401)
-    _assert_only_the_good_question_reached_slack(slack)
+    _assert_each_refused_quietly(*_exchange_all(indexed, store, caplog, UNSIGNED), 401)
 
 
 def test_signed_request_that_is_not_a_payload_gets_400_and_one_log_line(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, caplog: pytest.LogCaptureFixture
 ) -> None:
-    cases = {name: (body, kind, {}, "good") for name, (body, kind) in SIGNED_UNPARSEABLE.items()}
-    seen, slack = _exchange_all(indexed, store, caplog, cases)
-    for name, (status, text, records) in seen.items():
-        assert status == 400, (name, text)
-        assert MARK not in text, name
-        _assert_one_quiet_line(name, records, 400)
-    _assert_only_the_good_question_reached_slack(slack)
+    cases: dict[str, Case] = {
+        name: (body, kind, {}, "good") for name, (body, kind) in SIGNED_UNPARSEABLE.items()
+    }
+    _assert_each_refused_quietly(*_exchange_all(indexed, store, caplog, cases), 400)
 
 
 def test_signed_payload_docbot_does_not_serve_is_acknowledged_with_200(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, caplog: pytest.LogCaptureFixture
 ) -> None:
-    cases = {name: (body, kind, {}, "good") for name, (body, kind) in SIGNED_UNSERVED.items()}
+    cases: dict[str, Case] = {
+        name: (body, kind, {}, "good") for name, (body, kind) in SIGNED_UNSERVED.items()
+    }
     seen, slack = _exchange_all(indexed, store, caplog, cases)
     for name, (status, text, records) in seen.items():
         assert status == 200, (name, text)

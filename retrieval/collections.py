@@ -13,7 +13,8 @@ from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk
 from retrieval.config import CollectionConfig, SearchConfig
 from retrieval.errors import DocbotError
-from retrieval.files import Skipped, SourceText, file_dates, find_files, read_source
+from retrieval.file_dates import file_dates
+from retrieval.files import Skipped, SourceText, find_files, read_source
 from retrieval.tokens import TokenCounter
 
 # Bump when chunk_document's output changes for the same input, so old snapshots are not reused.

@@ -12,15 +12,13 @@ from pathlib import Path
 import pytest
 
 from retrieval.config import CollectionConfig
+from retrieval.file_dates import FileDates, file_dates, parse_git_log
 from retrieval.files import (
-    FileDates,
     Skipped,
     SourceText,
     decode_text,
-    file_dates,
     find_files,
     glob_regex,
-    parse_git_log,
     read_source,
 )
 

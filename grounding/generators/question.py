@@ -37,7 +37,7 @@ _ENGLISH_KINDS: dict[Kind, re.Pattern[str]] = {
     Kind.NAME: re.compile(
         r"\b(?:which|what)(?:'s)?\s+(?:the\s+)?(?:\w+\s+)?(?:setting|option|flag|parameter|argument"
         r"|function|method|class|module|command|variable|exception)\b"
-        r"|\bcalled\b|\bwhere\s+(?:was|did|do|does|is)\b",
+        r"|\bcalled\b|\bwhere\s+(?:do|does|is)\b",
         re.IGNORECASE,
     ),
     Kind.HOWTO: re.compile(

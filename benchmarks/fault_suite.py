@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -39,7 +38,14 @@ from retrieval.config import load_config
 from retrieval.index import build_index
 from tests.bot.conftest import write_config
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import GENERAL, SIGNING_SECRET, mention, post_event, with_channels
+from tests.bot.harness import (
+    GENERAL,
+    SIGNING_SECRET,
+    free_port,
+    mention,
+    post_event,
+    with_channels,
+)
 from tests.grounding.fake_openai import FakeOpenAI, answer, hang, raw_body, slow
 
 QUESTIONS = (
@@ -326,13 +332,6 @@ MODEL = """answer:
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 SERVE_TREE: list[Path] = []  # --serve-tree: where `docbot serve` is imported from
 
 
@@ -369,7 +368,7 @@ async def _scenario(name: str, n: int, base: int, root: Path) -> Result:
         if name in ("slack500", "slack429"):
             slack.fail_next("auth.test", 500 if name == "slack500" else 429, count=1,
                             retry_after=1 if name == "slack429" else None)  # fmt: skip
-        serve = Serve(config_path, _free_port(), _env(slack, model), folder)
+        serve = Serve(config_path, free_port(), _env(slack, model), folder)
         stack.push_async_callback(serve.stop)
         session = await stack.enter_async_context(aiohttp.ClientSession())
         await serve.start()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 
 import aiohttp
 import pytest
@@ -28,6 +27,8 @@ from tests.bot.e2e import (
 from tests.bot.harness import (
     GENERAL,
     fake_slack,
+    free_port,
+    listening,
     mention,
     post_event,
     settings_for,
@@ -74,9 +75,7 @@ def test_serve_http_mode_listens_on_slack_events_until_cancelled(
 ) -> None:
     config, answerer = indexed
     challenge = payloads.url_verification("Jhj5dZrVaK7ZwHHjRyZWjbDl3eZbrw1a")
-    with socket.socket() as probe:  # a free port: run_serve takes a number, not a socket
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
 
     async def main() -> None:
         async with fake_slack() as slack:
@@ -86,7 +85,7 @@ def test_serve_http_mode_listens_on_slack_events_until_cancelled(
             await slack.wait_for("auth.test")  # the start-up token check
             url = f"http://127.0.0.1:{port}/slack/events"
             async with aiohttp.ClientSession() as session:
-                await until(lambda: _listening(port))
+                await until(lambda: listening(port))
                 status, text = await post_event(session, url, challenge)
                 async with session.get(f"http://127.0.0.1:{port}/healthz") as health:
                     assert health.status == 200
@@ -94,7 +93,7 @@ def test_serve_http_mode_listens_on_slack_events_until_cancelled(
             with contextlib.suppress(asyncio.CancelledError):
                 await server
             assert status == 200 and challenge["challenge"] in text
-            assert not _listening(port)
+            assert not listening(port)
 
     asyncio.run(main())
 
@@ -106,7 +105,7 @@ def test_serve_shutdown_lets_an_answer_in_progress_post_its_reply(
 
     The answer is held until run_serve says it is draining, so it is surely in progress then."""
     config, real = indexed
-    port = _free_port()
+    port = free_port()
 
     async def main() -> None:
         with LogSignal("docbot.serve", "answer(s) in progress") as draining:
@@ -119,7 +118,7 @@ def test_serve_shutdown_lets_an_answer_in_progress_post_its_reply(
                 config, settings_for(with_channels(slack)), slow, store, port=port,
                 host="127.0.0.1",
             ))  # fmt: skip
-            await until(lambda: _listening(port))
+            await until(lambda: listening(port))
             async with aiohttp.ClientSession() as session:
                 url = f"http://127.0.0.1:{port}/slack/events"
                 await post_event(session, url, ask(slack, "how do I roll back?", GENERAL, "23.1"))
@@ -131,18 +130,6 @@ def test_serve_shutdown_lets_an_answer_in_progress_post_its_reply(
             assert [c.params["thread_ts"] for c in slack.posted()] == ["23.1"]
 
     asyncio.run(main())
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:  # run_serve takes a port number, not a socket
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_serve_refuses_to_start_with_bad_credentials(

@@ -23,7 +23,7 @@ from retrieval.config import Config, ServeConfig, load_config
 from retrieval.index import build_index
 from tests.bot.conftest import write_config
 from tests.bot.e2e import until
-from tests.bot.harness import SIGNING_SECRET, fake_slack, settings_for
+from tests.bot.harness import SIGNING_SECRET, fake_slack, free_port, settings_for
 
 PROC_TCP = Path("/proc/net/tcp")
 LISTEN = "0A"
@@ -39,12 +39,6 @@ def listening_on(port: int) -> set[str]:
         if state == LISTEN and int(port_hex, 16) == port:
             found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
     return found
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
 
 
 async def _healthy(host: str, port: int) -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -23,7 +22,16 @@ from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import until
-from tests.bot.harness import GENERAL, fake_slack, mention, post_event, settings_for, with_channels
+from tests.bot.harness import (
+    GENERAL,
+    fake_slack,
+    free_port,
+    listening,
+    mention,
+    post_event,
+    settings_for,
+    with_channels,
+)
 
 
 @contextmanager
@@ -41,31 +49,6 @@ def sigterm_caught() -> Iterator[list[int]]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-async def _listening(port: int) -> None:
-    for _ in range(500):
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"serve never listened on {port}")
-
-
-async def _closed(in_flight: InFlight) -> None:
-    """Until serve has stopped taking events (its signal handler ran)."""
-    for _ in range(500):
-        if not in_flight.accepting:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("serve kept accepting events after SIGTERM")
-
-
 async def _refused(session: aiohttp.ClientSession, url: str, body: dict[str, object]) -> bool:
     """Whether the delivery was not acknowledged (503, or nobody listening any more)."""
     try:
@@ -79,7 +62,7 @@ def test_serve_sigterm_drains_the_answer_in_progress_and_refuses_new_events(
     indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
 ) -> None:
     config, answerer = indexed
-    port = _free_port()
+    port = free_port()
 
     async def main() -> list[str]:
         async with fake_slack() as slack:
@@ -89,7 +72,7 @@ def test_serve_sigterm_drains_the_answer_in_progress_and_refuses_new_events(
                 config, settings, answerer, store, port=port, host="127.0.0.1",
                 in_flight=in_flight,
             ))  # fmt: skip
-            await _listening(port)
+            await until(lambda: listening(port))
             url = f"http://127.0.0.1:{port}/slack/events"
             gate = slack.hold("chat.postMessage")
             async with aiohttp.ClientSession() as session:
@@ -98,7 +81,7 @@ def test_serve_sigterm_drains_the_answer_in_progress_and_refuses_new_events(
                 assert (await post_event(session, url, first))[0] == 200
                 await slack.wait_for("chat.postMessage")  # the answer is being posted
                 os.kill(os.getpid(), signal.SIGTERM)
-                await _closed(in_flight)
+                await until(lambda: not in_flight.accepting)  # serve's signal handler ran
                 late = mention("how long does a deploy take?", channel=GENERAL, ts="50.000200",
                                event_id="Ev51", bot_user_id=slack.bot_user_id)  # fmt: skip
                 assert await _refused(session, url, late)

@@ -3,14 +3,14 @@ modification time."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-_GIT_REPO_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"})
+from retrieval.git_source import git_environment
+
 # Every commit touching the folder, newest first, as "\x01<unix time>" then its file names.
 _GIT_LOG = ("log", "-z", "--format=%x01%ct", "--name-only", "--relative", "--no-renames", "--", ".")
 _MTIME_NOTE = "dates are file modification times, not commit dates"
@@ -42,10 +42,9 @@ def _git_dates(
     if not wanted:
         return {}, ""
     command = [git, "-c", "core.quotePath=false", "-C", str(root), *_GIT_LOG]
-    # Variables that would point git at another repository than the one holding `root`.
-    inherited = {k: v for k, v in os.environ.items() if k not in _GIT_REPO_VARIABLES}
-    # LC_ALL=C: git's messages in English, so "not a checkout" is recognised in any locale.
-    env = {**inherited, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    # git_environment's LC_ALL=C: git's messages in English, so "not a checkout" is recognised
+    # in any locale. A date lookup takes no optional locks a concurrent git may want.
+    env = git_environment() | {"GIT_OPTIONAL_LOCKS": "0"}
     try:
         done = subprocess.run(command, capture_output=True, timeout=timeout, check=False, env=env)
     except subprocess.TimeoutExpired:

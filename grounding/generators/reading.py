@@ -5,8 +5,8 @@ Unit features say how well a unit answers: word coverage weighted by rarity over
 and to its headings (offline static embeddings), the question's code names found in it,
 BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
 question's kind asks for (a value, a name, a way to do it). Question features say whether the
-packet answers at all: how good the best unit is, how much of the question the packet holds,
-and how heavy the question's missing words are. `grounding/generators/reader_model.py` turns
+packet answers at all: how good the best unit is, how long the question is, and how heavy
+and how rare the question's missing words are. `grounding/generators/reader_model.py` turns
 them into a ranking and an answered / insufficient decision with weights trained by
 `training/train_reader.py`.
 """
@@ -81,10 +81,8 @@ class Reading:
     pool: tuple[Candidate, ...]
     units: Matrix  # (len(pool), len(UNIT_FEATURES))
     weights: dict[str, float]  # question term -> weight
-    packet_coverage: float
     missing_heaviest: float
     missing_rare: float  # the most tokenizer pieces of a question word no unit has, 0..1
-    missing_identifier: bool
 
 
 def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
@@ -94,21 +92,17 @@ def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
     asked = ask(packet.question, vocabulary, held)
     weights = _weights(asked, pool)
     total = sum(weights.values()) or 1.0
-    found = {t for t in weights if t in vocabulary}
     absent = [t for t in weights if t not in vocabulary]
     missing = [weights[t] for t in absent]
     rare = max(((p - 1) / 3 for p in embedder.pieces(absent)), default=0.0) if absent else 0.0
-    missing_ident = any(not any(i in c.unit.text.lower() for c in pool) for i in asked.identifiers)
     units = _unit_features(asked, pool, weights, embedder)
     return Reading(
         asked,
         pool,
         units,
         weights,
-        sum(weights[t] for t in found) / total,
         max(missing, default=0.0) / total,
         min(rare, 1.0),
-        missing_ident,
     )
 
 

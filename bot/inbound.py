@@ -177,10 +177,15 @@ def _json_kind(value: object) -> str:
     )
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """A value from a request or the socket, bounded and printable, for a log line."""
+    text = value if isinstance(value, str) else repr(value)
+    return text[:limit].encode("unicode_escape").decode("ascii")
+
+
 def _quote(name: str) -> str:
-    """A type name from the request, bounded and printable, for a log line."""
-    shown = name[:40].encode("unicode_escape").decode("ascii")
-    return f"`{shown}`" + ("..." if len(name) > 40 else "")
+    """A type name from the request, quoted, for a log line."""
+    return f"`{shown(name, 40)}`" + ("..." if len(name) > 40 else "")
 
 
 def _signature(secret: str, timestamp: str, body: bytes) -> str:

@@ -19,7 +19,7 @@ from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
 
 from bot.deps import REFUSED_WHILE_CLOSING
-from bot.inbound import Verdict, check_payload
+from bot.inbound import Verdict, check_payload, shown
 from bot.webapi import SLACK_CALL_ERRORS
 
 log = logging.getLogger("docbot.serve")
@@ -51,7 +51,7 @@ class SocketModeConnection:
         if not isinstance(envelope_id, str) or not envelope_id:
             if kind not in CONTROL_TYPES:
                 log.warning("Socket Mode message without an envelope_id (type %s): ignored",
-                            _shown(kind))  # fmt: skip
+                            shown(kind))  # fmt: skip
             return
         verdict = Verdict(400, "it has no payload")
         try:
@@ -66,11 +66,11 @@ class SocketModeConnection:
                 await self._ack(client, envelope_id)
         if verdict.status == REFUSED_WHILE_CLOSING:
             log.info("Socket Mode envelope %s left for Slack to deliver again: shutting down",
-                     _shown(envelope_id))  # fmt: skip
+                     shown(envelope_id))  # fmt: skip
         elif not verdict.dispatch:
             log.log(logging.INFO if verdict.status == 200 else logging.WARNING,
                     "acknowledged Socket Mode envelope %s (type %s) without handling it: %s",
-                    _shown(envelope_id), _shown(kind), verdict.reason)  # fmt: skip
+                    shown(envelope_id), shown(kind), verdict.reason)  # fmt: skip
 
     async def _dispatch(self, message: dict[str, Any]) -> Verdict:
         headers: dict[str, str | Sequence[str]] = {}
@@ -93,11 +93,5 @@ class SocketModeConnection:
             await client.send_socket_mode_response({"envelope_id": envelope_id})
         except SLACK_CALL_ERRORS as exc:
             # Slack redelivers it on the next connection, where it is acknowledged again.
-            log.warning("could not acknowledge Socket Mode envelope %s: %r", _shown(envelope_id),
+            log.warning("could not acknowledge Socket Mode envelope %s: %r", shown(envelope_id),
                         exc)  # fmt: skip
-
-
-def _shown(value: object) -> str:
-    """A value from the socket, bounded and printable, for a log line."""
-    text = value if isinstance(value, str) else repr(value)
-    return text[:60].encode("unicode_escape").decode("ascii")

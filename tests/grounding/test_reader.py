@@ -146,9 +146,11 @@ def test_reader_is_deterministic() -> None:
 
 
 def test_reader_limits_its_passages_and_rejects_bad_settings() -> None:
-    response = generate(
-        "timeouts cookies redirects", *docs(), generator=ExtractiveGenerator(max_claims=1)
-    ).response
+    # Threshold 0 so it answers: a refusal (no claims) would pass the cap vacuously. Uncapped,
+    # this question quotes three passages.
+    capped = ExtractiveGenerator(max_claims=1, threshold=0.0)
+    response = generate("timeouts cookies redirects", *docs(), generator=capped).response
+    assert response.status == "answered"
     # One passage; a code block shown with its prose is a claim of its own.
     assert len({c.citations[0] for c in response.claims}) <= 1
     with pytest.raises(ValueError, match="max_claims"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -44,6 +44,14 @@ class InFlight:
         finally:
             if task is not None:
                 self._tasks.discard(task)
+
+    def start(self, run: Coroutine[object, object, None]) -> asyncio.Task[None]:
+        """Start `run` in a task of its own, in flight from this moment until it ends (a run
+        docbot starts itself, not Bolt; the set holds the task until then)."""
+        task = asyncio.create_task(run)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     def pending(self) -> int:
         return sum(1 for task in self._tasks if not task.done())

@@ -34,7 +34,6 @@ class Resumer:
 
     def __init__(self) -> None:
         self._bound: tuple[ListenerDeps, AsyncWebClient] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
 
     def bind(self, deps: ListenerDeps, client: AsyncWebClient) -> None:
         self._bound = (deps, client)
@@ -62,14 +61,6 @@ class Resumer:
                 log.warning("cannot resume %s: its stored message is not readable", item.key)
                 continue
             log.info("resuming event %s in %s, left unfinished", turn.event_id, turn.channel)
-            task = asyncio.create_task(self._answer(deps, client, turn))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            deps.in_flight.start(handle_turn(deps, client, turn))
             started += 1
-        await asyncio.sleep(0)  # let each task register itself in flight before returning
         return started
-
-    @staticmethod
-    async def _answer(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
-        with deps.in_flight.track():
-            await handle_turn(deps, client, turn)

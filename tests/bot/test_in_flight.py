@@ -44,3 +44,20 @@ def test_in_flight_drain_gives_up_after_the_limit_and_forgets_finished_runs() ->
         stuck.cancel()
 
     asyncio.run(main())
+
+
+def test_in_flight_start_counts_the_run_before_it_has_begun() -> None:
+    in_flight = InFlight()
+    release = asyncio.Event()
+
+    async def run() -> None:
+        await release.wait()
+
+    async def main() -> None:
+        task = in_flight.start(run())
+        assert in_flight.pending() == 1  # no yield yet: a drain now would wait for it
+        release.set()
+        await in_flight.drain(5.0)
+        assert task.done() and in_flight.pending() == 0
+
+    asyncio.run(main())

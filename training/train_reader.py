@@ -40,9 +40,9 @@ from benchmarks.dev_questions import SETS, corpus_config, load_questions
 from grounding.evidence import EvidencePacket, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.claims import Ranked, claim_texts, select_spans
-from grounding.generators.extractive import INSUFFICIENT_MESSAGE
+from grounding.generators.extractive import INSUFFICIENT_MESSAGE, judge_reading
 from grounding.generators.question import Kind
-from grounding.generators.reader_model import WEIGHTS, Linear, ReaderModel, sigmoid, softmax
+from grounding.generators.reader_model import WEIGHTS, Linear, ReaderModel, sigmoid
 from grounding.generators.reading import (
     QUESTION_FEATURES,
     UNIT_FEATURES,
@@ -305,17 +305,10 @@ def _holds(read_: Read, ranked: Sequence[Ranked], howto: bool, ratio: float) -> 
 def choose(reads: Sequence[Read], ranker: Linear, answerer: Linear) -> tuple[float, float, str]:
     """The threshold and extra-passage ratio best on the docs train split."""
     docs = [r for r in reads if r.example.source == "docs"]
-    probs, ranked_all = [], []
-    for r in docs:
-        logits = ranker.logits(r.reading.units)
-        q = question_features(r.reading, logits)
-        probs.append(float(sigmoid(answerer.logits(q[None, :]))[0]))
-        pool = r.reading.pool
-        order = sorted(
-            range(len(pool)), key=lambda i: (-logits[i], pool[i].item_index, pool[i].unit_index)
-        )
-        p = softmax(logits)
-        ranked_all.append([Ranked(pool[i], float(p[i])) for i in order])
+    model = ReaderModel(ranker, answerer, threshold=0.5, extra_ratio=0.0)  # both chosen here
+    judged = [judge_reading(r.reading, model) for r in docs]
+    probs = [j.answerable for j in judged]
+    ranked_all = [j.ranked for j in judged]
     covered = [r.example.answerable for r in docs]
     n_cov, n_unc = sum(covered), len(covered) - sum(covered)
     per_ratio: dict[float, tuple[float, float, str]] = {}

@@ -42,7 +42,11 @@ class Judged:
 
 
 def judge(packet: EvidencePacket, model: ReaderModel, embedder: ReaderEmbedder) -> Judged:
-    reading = read(packet, embedder)
+    return judge_reading(read(packet, embedder), model)
+
+
+def judge_reading(reading: Reading, model: ReaderModel) -> Judged:
+    """A packet already read, ranked and judged by `model` (training scores its readings so)."""
     if not reading.pool:
         return Judged(reading, (), 0.0)
     logits = model.ranker.logits(reading.units)
@@ -127,4 +131,11 @@ class ExtractiveGenerator:
         return Generation(response=response)
 
 
-__all__ = ["INSUFFICIENT_MESSAGE", "ExtractiveGenerator", "Judged", "extract", "judge"]
+__all__ = [
+    "INSUFFICIENT_MESSAGE",
+    "ExtractiveGenerator",
+    "Judged",
+    "extract",
+    "judge",
+    "judge_reading",
+]

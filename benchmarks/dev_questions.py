@@ -32,6 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from grounding.answer import Answer, AnswerStatus
+from grounding.evaluation.questions import read_questions
+from grounding.evaluation.scoring import (
+    answered_right,
+    gold_in_claim,
+    retrieved_expected,
+    right,
+)
 from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
@@ -78,26 +85,10 @@ def split_of(question_id: str) -> str:
 
 def load_questions(corpus: str) -> tuple[Question, ...]:
     path = QUESTIONS / f"{corpus}.jsonl"
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        try:
-            out.append(
-                Question(
-                    id=row["id"],
-                    corpus=corpus,
-                    question=row["question"],
-                    expected=tuple(row["expected"]),
-                    strings=tuple(row["strings"]),
-                    answerable=bool(row["answerable"]),
-                    lang=row.get("lang", "en"),
-                )
-            )
-        except KeyError as exc:
-            raise SystemExit(f"{path}:{number}: missing key {exc}; see the other rows") from exc
-    return tuple(out)
+    return tuple(
+        Question(q.id, corpus, q.question, q.expected, q.strings, q.answerable, q.lang)
+        for q in read_questions(path)
+    )
 
 
 def corpus_config(corpus: str, state: Path) -> Config:
@@ -141,39 +132,6 @@ def ask_all(
         return out
 
     return asyncio.run(run())
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def gold_in_claim(answer: Answer, q: Question) -> bool:
-    claims = [_norm(c.text) for c in answer.claims]
-    return any(_norm(s) in c for s in q.strings for c in claims)
-
-
-def cites_expected(answer: Answer, q: Question) -> bool:
-    paths = {s.n: s.path for s in answer.sources}
-    cited = {paths.get(n) for c in answer.claims for n in c.citations}
-    return bool(cited & set(q.expected))
-
-
-def answered_right(answer: Answer, q: Question) -> bool:
-    return (
-        answer.status is AnswerStatus.ANSWERED
-        and cites_expected(answer, q)
-        and gold_in_claim(answer, q)
-    )
-
-
-def retrieved_expected(answer: Answer, q: Question) -> bool:
-    """An expected file is among the retrieved chunks: the ceiling the generator works under."""
-    return any(r.path in q.expected for r in answer.retrieved)
-
-
-def right(answer: Answer, q: Question) -> bool:
-    """What counts as right for the question's kind."""
-    return answered_right(answer, q) if q.answerable else answer.status is AnswerStatus.NOT_FOUND
 
 
 def share(flags: Sequence[bool]) -> str:

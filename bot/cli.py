@@ -1,4 +1,4 @@
-"""The `docbot` command line: index, search, ask, serve, feedback. The composition root."""
+"""The `docbot` command line: index, search, ask, eval, serve, feedback. The composition root."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
 from bot.progress import terminal_progress
 from bot.render import post_kwargs, render_answer
@@ -88,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     form.add_argument("--json", action="store_true", help="print the answer object")
     form.add_argument("--blocks", action="store_true", help="print the Slack message")
     ask.set_defaults(run=_ask)
+
+    add_eval_parser(commands)
 
     serve = commands.add_parser("serve", help="run the Slack app")
     _config_option(serve)

@@ -1,0 +1,171 @@
+"""`docbot eval`: a team's question set through the configured index and generator, scored.
+
+Prints the figures (answered right, refused when uncovered, claims dropped by reason, latency,
+tokens) and the failures; `--html` also writes a one-page report (bot/eval_html.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from pathlib import Path
+from typing import TextIO
+
+from bot.eval_html import render_report
+from bot.runtime import make_generator, make_pipeline
+from bot.settings import Settings
+from grounding.evaluation.questions import read_questions
+from grounding.evaluation.run import Figures, Result, failures, figures, run_questions
+from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
+from retrieval.errors import InputError
+from retrieval.index import Index
+from retrieval.scopes import ConversationKind, Scope, resolve_scope
+
+# Not a channel ID (IDs are upper case), so no private collection can grant it anything: the
+# scope of any public channel that has no private grants.
+PUBLIC_CHANNEL = "public"
+EXIT_FAILED = 1
+EXIT_BELOW_BAR = 3
+_KINDS = {"C": ConversationKind.CHANNEL, "G": ConversationKind.PRIVATE, "D": ConversationKind.DM}
+
+
+def add_eval_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("eval", help="score a question set (answered right, refused)")
+    parser.add_argument("questions", type=Path, help="question set, one JSON object per line")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="config file (default: $DOCBOT_CONFIG or ./docbot.yml)",
+    )
+    parser.add_argument(
+        "--channel",
+        default=None,
+        help="ask as this channel, with its private collections (an ID named in docbot.yml); "
+        "default: a public channel, which reads every public collection",
+    )
+    parser.add_argument("--team", help="team ID (default: the first team in the config)")
+    parser.add_argument("--html", type=Path, default=None, help="also write a one-page report")
+    for flag, what in (("--min-right", "answered right"), ("--min-refused", "uncovered refused")):
+        parser.add_argument(
+            flag,
+            type=_fraction,
+            default=None,
+            metavar="SHARE",
+            help=f"exit {EXIT_BELOW_BAR} when the share {what} is below SHARE (0 to 1)",
+        )
+    parser.set_defaults(run=run_eval)
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number between 0 and 1") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (0.8 means 80%)")
+    return value
+
+
+def eval_scope(config: Config, team: str | None, channel: str | None) -> Scope:
+    """The scope the questions are asked in: a public channel's unless `channel` is given."""
+    team = team or config.teams[0]
+    if team not in config.teams:
+        raise InputError(
+            f"team {team!r} is not served by this config: use one of {', '.join(config.teams)}"
+        )
+    if channel is None:
+        return resolve_scope(config, team, PUBLIC_CHANNEL, ConversationKind.CHANNEL)
+    if not CHANNEL_ID.match(channel):
+        raise InputError(
+            f"--channel {channel!r} is not a channel ID (C..., G... or D...); in Slack, open the "
+            "channel's details to copy it"
+        )
+    if not any(channel in c.channels for c in config.collections):
+        raise InputError(
+            f"--channel {channel} is not named in any collection's `channels` in docbot.yml, so "
+            "it reads the public collections only: that is what `docbot eval` does without "
+            "--channel. Check the ID, or leave the option out."
+        )
+    return resolve_scope(config, team, channel, _KINDS[channel[0]])
+
+
+def run_eval(args: argparse.Namespace, out: TextIO) -> int:
+    questions = read_questions(args.questions)
+    config = load_config(args.config or default_config_path())
+    scope = eval_scope(config, args.team, args.channel)
+    index = Index.load(config)
+    generator = make_generator(config.answer, Settings.from_env(os.environ))
+    pipeline = make_pipeline(config, index, generator)
+    results = asyncio.run(run_questions(pipeline, questions, scope))
+    measured = figures(results)
+    _print_figures(str(args.questions), scope, measured, out)
+    _print_failures(failures(results), out)
+    if args.html is not None:
+        chunks = {chunk.chunk_id: chunk for chunk in index.chunks(scope)}
+        page = render_report(str(args.questions), describe_scope(scope), measured, results, chunks)
+        _write(args.html, page)
+        print(f"report: {args.html}", file=out)
+    if measured.errors == len(results):
+        # Every answer failed (the model server is down, a bad key): nothing was measured.
+        print(f"every answer was an error: {results[0].answer.error_detail}", file=out)
+        return EXIT_FAILED
+    return _verdict(measured, args.min_right, args.min_refused, out)
+
+
+def describe_scope(scope: Scope) -> str:
+    where = "a public channel" if scope.channel_id == PUBLIC_CHANNEL else scope.channel_id
+    return f"team {scope.team_id}, {where}: {', '.join(scope.collections) or 'no collections'}"
+
+
+def share(n: int, of: int) -> str:
+    return f"{n / of:.3f} ({n}/{of})" if of else "n/a (none in the set)"
+
+
+def _print_figures(name: str, scope: Scope, f: Figures, out: TextIO) -> None:
+    dropped = ", ".join(f"{reason} {n}" for reason, n in f.dropped) or "none"
+    rows = (
+        ("question set", f"{name}: {f.answerable} answerable, {f.uncovered} not covered"),
+        ("scope", describe_scope(scope)),
+        ("generator", ", ".join(f.generators) or "none ran"),
+        ("answered right", share(f.answered_right, f.answerable)),
+        ("refused when uncovered", share(f.uncovered_refused, f.uncovered)),
+        ("answerable refused", share(f.answerable_refused, f.answerable)),
+        ("errors", str(f.errors)),
+        ("claims dropped", dropped),
+        ("latency ms", f"p50 {f.p50_ms:.1f}, p95 {f.p95_ms:.1f}"),
+        ("tokens", f"{f.input_tokens:,} in, {f.output_tokens:,} out"),
+    )
+    for label, value in rows:
+        print(f"{label:<24}{value}", file=out)
+
+
+def _print_failures(failed: tuple[Result, ...], out: TextIO) -> None:
+    if not failed:
+        return
+    print(f"\nnot right ({len(failed)}):", file=out)
+    for r in failed:
+        q, a = r.question, r.answer
+        want = f"expected {', '.join(q.expected) or 'a claim'}" if q.answerable else "uncovered"
+        cited = sorted({f"{s.collection}/{s.path}" for s in a.sources})
+        got = f"{a.status.value} {', '.join(cited)}".rstrip()
+        print(f"  line {q.line} {q.id}: {q.question!r} -> {got} ({want})", file=out)
+
+
+def _verdict(f: Figures, min_right: float | None, min_refused: float | None, out: TextIO) -> int:
+    below = []
+    if min_right is not None and f.answerable and f.answered_right / f.answerable < min_right:
+        below.append(f"answered right is below --min-right {min_right}")
+    if min_refused is not None and f.uncovered and f.uncovered_refused / f.uncovered < min_refused:
+        below.append(f"refused when uncovered is below --min-refused {min_refused}")
+    for line in below:
+        print(f"below the bar: {line}", file=out)
+    return EXIT_BELOW_BAR if below else 0
+
+
+def _write(path: Path, page: str) -> None:
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the report to {path}: {exc.strerror}") from None

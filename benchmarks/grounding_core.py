@@ -27,7 +27,7 @@ from grounding.evidence import EvidencePacket, PackPolicy, pack
 from grounding.prompt import build_prompt
 from grounding.schema import GroundedClaim, GroundedResponse
 from grounding.untrusted import new_nonce
-from grounding.verify import support_problem, verify
+from grounding.verification import support_problem, verify
 from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk, Hit
 from retrieval.scopes import ConversationKind, Scope
@@ -146,9 +146,7 @@ def _one_question(
     started = time.perf_counter()
     build_prompt(packet)
     timings["prompt"].append((time.perf_counter() - started) * 1000)
-    claims = [
-        GroundedClaim(text=i.chunk.text.splitlines()[-1], citations=[i.label]) for i in packet.items
-    ]
+    claims = [_echo_claim(i.label, i.chunk.text.splitlines()[-1]) for i in packet.items]
     echo = GroundedResponse(status="answered", message="", claims=claims)
     started = time.perf_counter()
     verify(echo, packet, lambda _: None)
@@ -180,3 +178,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _echo_claim(label: str, line: str) -> GroundedClaim:
+    # A line of the item, quoting itself: the verifier's full path, quote search included.
+    return GroundedClaim(text=line, citations=[label], quotes=[line])

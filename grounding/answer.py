@@ -20,6 +20,7 @@ class AnswerStatus(StrEnum):
 class Claim:
     text: str
     citations: tuple[int, ...]  # source numbers `n`
+    quotes: tuple[str, ...] = ()  # the verbatim excerpts of its sources it was checked against
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class Source:
 @dataclass(frozen=True, slots=True)
 class DroppedClaim:
     text: str
-    reason: str  # unsupported | unknown_citation | no_citation
+    reason: str  # unsupported | unquoted | unknown_citation | no_citation
     detail: str = ""
 
 
@@ -87,7 +88,10 @@ class Answer:
             "status": self.status.value,
             "question": self.question,
             "scope": self.scope.to_dict(),
-            "claims": [{"text": c.text, "citations": list(c.citations)} for c in self.claims],
+            "claims": [
+                {"text": c.text, "citations": list(c.citations), "quotes": list(c.quotes)}
+                for c in self.claims
+            ],
             "sources": [
                 {
                     "n": s.n,

@@ -1,6 +1,7 @@
 """The answer pipeline: question and scope in, a verified Answer out.
 
-Retrieve inside the scope, pack, generate (one regeneration for unknown evidence ids), verify.
+Retrieve inside the scope, pack, generate (one regeneration for unknown evidence ids or quotes),
+verify.
 Logs carry ids, statuses and timings only: never document text, claims or the question.
 """
 
@@ -25,7 +26,13 @@ from grounding.prompt import build_prompt, correction_note
 from grounding.retriever import Retriever
 from grounding.schema import GroundedResponse
 from grounding.untrusted import new_nonce
-from grounding.verify import Verification, not_answered_message, unknown_citations, verify
+from grounding.verification import (
+    Verification,
+    not_answered_message,
+    unknown_citations,
+    unknown_quotes,
+    verify,
+)
 from retrieval.chunks import Chunk, Hit
 from retrieval.config import DEADLINE_SECONDS
 from retrieval.query import check_question
@@ -155,12 +162,16 @@ class AnswerPipeline:
     async def _regenerate_if_needed(
         self, request: GenerationRequest, first: Generation
     ) -> tuple[GroundedResponse, Usage]:
-        """Regenerate once if the response cites ids outside the packet; verify drops any left."""
+        """Regenerate once if the response cites ids outside the packet or quotes text no item
+        holds; verify drops any left."""
         unknown = unknown_citations(first.response, request.packet)
-        if not unknown:
+        misquoted = unknown_quotes(first.response, request.packet)
+        if not unknown and not misquoted:
             return first.response, first.usage
-        self._log.info("regenerating: %d unknown evidence ids", len(unknown))
-        note = correction_note(unknown, request.packet.labels)
+        self._log.info(
+            "regenerating: %d unknown evidence ids, %d unknown quotes", len(unknown), len(misquoted)
+        )
+        note = correction_note(unknown, request.packet.labels, misquoted)
         try:
             second = await self._generator.generate(replace(request, correction=note))
         except GenerationError as exc:

@@ -77,7 +77,8 @@ def extract(
     howto = Kind.HOWTO in judged.reading.asked.kinds
     spans = select_spans(judged.ranked, howto, max_claims, model.extra_ratio)
     claims = [
-        GroundedClaim(text=text, citations=[span.candidate.item.label])
+        # The reader's claims are verbatim passages: each is its own quote.
+        GroundedClaim(text=text, citations=[span.candidate.item.label], quotes=[text])
         for span in spans
         for text in claim_texts(span)
     ]

@@ -12,7 +12,7 @@ import json
 import ssl
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -41,15 +41,19 @@ class Reply:
 
 
 def answer(
-    claims: list[tuple[str, list[str]]] | None = None,
+    claims: Sequence[tuple[str, list[str]] | tuple[str, list[str], list[str]]] | None = None,
     *,
     status: str = "answered",
     message: str = "",
 ) -> Reply:
-    """A well-formed GroundedResponse as the model's output text."""
+    """A well-formed GroundedResponse as the model's output text. A claim is (text, citations)
+    or (text, citations, quotes); without quotes it quotes itself."""
     payload = {
         "status": status,
-        "claims": [{"text": text, "citations": cites} for text, cites in claims or []],
+        "claims": [
+            {"text": c[0], "citations": c[1], "quotes": c[2] if len(c) == 3 else [c[0]]}
+            for c in claims or []
+        ],
         "message": message,
     }
     return Reply("text", json.dumps(payload))

@@ -58,12 +58,19 @@ class WordCounter:
         return len(text.split())
 
 
-def response(*claims: tuple[str, Sequence[str]], message: str = "") -> GroundedResponse:
-    return GroundedResponse(
-        status="answered",
-        claims=[GroundedClaim(text=t, citations=list(c)) for t, c in claims],
-        message=message,
-    )
+ClaimSpec = tuple[str, Sequence[str]] | tuple[str, Sequence[str], Sequence[str]]
+
+
+def response(*claims: ClaimSpec, message: str = "") -> GroundedResponse:
+    """An answered response; each claim is (text, citations) or (text, citations, quotes). A
+    claim given without quotes quotes itself, as the extractive generator's do."""
+    return GroundedResponse(status="answered", claims=[_claim(c) for c in claims], message=message)
+
+
+def _claim(spec: ClaimSpec) -> GroundedClaim:
+    text, citations = spec[0], list(spec[1])
+    quotes = list(spec[2]) if len(spec) == 3 else [text]
+    return GroundedClaim(text=text, citations=citations, quotes=quotes)
 
 
 def insufficient(message: str = "The evidence does not say.") -> GroundedResponse:

@@ -37,7 +37,7 @@ def test_pipeline_drops_a_claim_whose_number_is_not_in_its_evidence(api: API) ->
     reply = answer(
         [
             ("Timeouts default to five seconds.", ["E1"]),
-            ("Timeouts default to 50 seconds.", ["E1"]),
+            ("Timeouts default to 50 seconds.", ["E1"], ["Timeouts default to five seconds."]),
         ]
     )
     answer_, fake = ask(api, reply)

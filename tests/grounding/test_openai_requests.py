@@ -47,7 +47,13 @@ def test_generate_returns_the_grounded_response_and_usage(api: API) -> None:
     result = generation(outcome)
     assert result.response == GroundedResponse(
         status="answered",
-        claims=[GroundedClaim(text="Timeouts default to five seconds.", citations=["E1"])],
+        claims=[
+            GroundedClaim(
+                text="Timeouts default to five seconds.",
+                citations=["E1"],
+                quotes=["Timeouts default to five seconds."],
+            )
+        ],
         message="",
     )
     (recorded,) = fake.requests

@@ -309,7 +309,8 @@ def test_answer_packs_neighbours_through_the_retriever() -> None:
 
     def cites_both(request: GenerationRequest) -> GroundedResponse:
         labels = [item.label for item in request.packet.items]
-        return response(("Drain the node, then restart the worker process.", labels))
+        quotes = ["Drain the node.", "Restart the worker process."]
+        return response(("Drain the node, then restart the worker process.", labels, quotes))
 
     pipeline, _, generator = _pipeline([cites_both], chunks=(first, second))
     answer = _ask(pipeline, question="restart worker process", scope=make_scope("handbook"))

@@ -19,7 +19,7 @@ from grounding.generators.extractive import INSUFFICIENT_MESSAGE, ExtractiveGene
 from grounding.generators.question import Kind, ask, language
 from grounding.generators.reader_model import WEIGHTS, load_model
 from grounding.generators.reading import QUESTION_FEATURES, UNIT_FEATURES
-from grounding.verify import support_problem
+from grounding.verification import support_problem
 from retrieval.chunks import Chunk, make_chunk_id, text_digest
 from retrieval.errors import DocbotError
 from retrieval.scopes import ConversationKind, Scope

@@ -44,10 +44,24 @@ def test_grounded_response_schema_is_what_the_sdk_parse_helper_would_send() -> N
 def test_grounded_response_schema_is_valid_json_schema_that_accepts_an_answer() -> None:
     schema = grounded_response_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
-    reply = {"status": "answered", "claims": [{"text": "x", "citations": ["E1"]}], "message": ""}
+    claim = {"text": "x", "citations": ["E1"], "quotes": ["x"]}
+    reply = {"status": "answered", "claims": [claim], "message": ""}
     jsonschema.validate(reply, schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**reply, "extra": 1}, schema)
+
+
+def test_grounded_response_schema_requires_at_least_one_quote_per_claim() -> None:
+    schema = grounded_response_schema()
+    for claim in ({"text": "x", "citations": ["E1"]}, {"text": "x", "citations": [], "quotes": []}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"status": "answered", "claims": [claim], "message": ""}, schema)
+
+
+def test_grounded_response_without_quotes_still_parses_for_replayed_answers() -> None:
+    # JSON written before quotes existed parses; verification then drops its claims (unquoted).
+    old = '{"status": "answered", "claims": [{"text": "x", "citations": ["E1"]}], "message": ""}'
+    assert GroundedResponse.model_validate_json(old).claims[0].quotes == []
 
 
 def test_grounded_response_schema_returns_a_copy() -> None:

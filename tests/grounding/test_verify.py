@@ -6,16 +6,16 @@ import pytest
 
 from grounding.answer import AnswerStatus
 from grounding.evidence import EvidencePacket, PackPolicy, pack
-from grounding.verify import (
+from grounding.verification import (
     SUPPORT_THRESHOLD,
     exact_tokens,
-    fold_word,
     no_claims_message,
     support_problem,
     unknown_citations,
     verify,
 )
 from retrieval.chunks import Chunk
+from retrieval.text import fold_word
 from tests.grounding.fakes import (
     WordCounter,
     hits_of,
@@ -64,7 +64,13 @@ PACKET = _packet(ROLLBACK, KEYS, LIMITS)
 
 def test_verify_keeps_supported_claims_and_builds_sources() -> None:
     result = verify(
-        response(("Run `deploy rollback --to v2.4.1` to roll back a release.", ["E1"])),
+        response(
+            (
+                "Run `deploy rollback --to v2.4.1` to roll back a release.",
+                ["E1"],
+                ["To roll back a release, run `deploy rollback --to v2.4.1`."],
+            )
+        ),
         PACKET,
         _url,
     )
@@ -111,7 +117,7 @@ def test_verify_numbers_sources_by_first_use() -> None:
 def test_verify_drops_a_claim_whose_number_is_not_in_the_evidence() -> None:
     result = verify(
         response(
-            ("Rotate the payments API key every 30 days.", ["E2"]),
+            ("Rotate the payments API key every 30 days.", ["E2"], ["Rotate the payments API key"]),
             ("Rotate the payments API key every 90 days.", ["E2"]),
         ),
         PACKET,
@@ -123,10 +129,14 @@ def test_verify_drops_a_claim_whose_number_is_not_in_the_evidence() -> None:
 
 
 def test_verify_support_comes_only_from_the_cited_items() -> None:
-    # True in E3, but cited to E1: the claim must stand on what it cites.
+    # True in E3, but cited to E1: the claim must stand on what it cites, and its quote says so.
     result = verify(response(("Requests are limited to 100 per minute.", ["E1"])), PACKET, _url)
     assert result.status is AnswerStatus.NOT_FOUND
-    assert result.dropped[0].reason == "unsupported"
+    (dropped,) = result.dropped
+    assert dropped.reason == "unquoted"
+    assert dropped.detail == (
+        "the quote 'Requests are limited to 100 per minute.' is in E3, not in the cited E1"
+    )
 
 
 def test_verify_unknown_citation_drops_the_claim() -> None:
@@ -151,7 +161,13 @@ def test_verify_claim_without_citations_is_dropped() -> None:
 
 def test_verify_accepts_label_formatting_variants() -> None:
     result = verify(
-        response(("Rotate the payments API key every 90 days [E2].", [" e2 ", "[E2]"])),
+        response(
+            (
+                "Rotate the payments API key every 90 days [E2].",
+                [" e2 ", "[E2]"],
+                ["Rotate the payments API key every 90 days"],
+            )
+        ),
         PACKET,
         _url,
     )

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from grounding.verify import support_problem
+from grounding.verification import support_problem
 
 
 def test_a_claim_starting_with_note_is_not_read_as_a_negation() -> None:

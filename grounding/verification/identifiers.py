@@ -1,0 +1,76 @@
+"""The exact tokens of a claim (URLs, quoted strings, paths, flags, dotted names, versions,
+identifiers, numbers): each must appear verbatim, as a whole token, in what the claim rests on."""
+
+from __future__ import annotations
+
+import re
+
+_URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
+_QUOTED = re.compile(
+    r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|(?<!\w)'([^'\n]+)'(?!\w)|«([^»\n]+)»"
+)
+_PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*")
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
+_VERSION = re.compile(r"\b[vV]\d+(?:\.\d+)*\b")
+_IDENTIFIER = re.compile(
+    r"\b\w*_\w*\b"  # snake_case, CONSTANT_NAMES, __dunder__
+    r"|\b[a-z]+[A-Z]\w*\b"  # camelCase
+    r"|\b[A-Z][a-z0-9]+[A-Z]\w*\b"  # PascalCase with more than one hump
+    r"|\b[A-Z][A-Z0-9]{2,}\b"  # CONSTANTS and acronyms
+    # letters with digits (h2, utf8); not an ordinal (2nd) nor a unit after a decimal (1.3bn)
+    r"|(?<!\d[.,])\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])(?!\d+(?:st|nd|rd|th)\b)[A-Za-z0-9]+\b"
+)
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
+_TRAILING_PUNCTUATION = ".,;:!?"
+
+
+def exact_tokens(text: str) -> tuple[str, ...]:
+    """The tokens of `text` that must appear verbatim in evidence, by kind, then by position."""
+    found: list[str] = []
+    remaining = text
+    for pattern in (_URL, _QUOTED, _PATH, _FLAG, _DOTTED, _VERSION, _IDENTIFIER, _NUMBER):
+        taken: list[tuple[int, int]] = []
+        for match in pattern.finditer(remaining):
+            token = _token_of(pattern, match, text)
+            if token:
+                found.append(token)
+                taken.append(match.span())
+        # Mask what was taken, so a dotted name inside a quoted string is not checked twice;
+        # tokens are always cut from the unmasked text.
+        for start, end in taken:
+            remaining = remaining[:start] + " " * (end - start) + remaining[end:]
+    return tuple(dict.fromkeys(found))
+
+
+def _token_of(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str:
+    if pattern is _QUOTED:
+        group = next(i for i, g in enumerate(match.groups(), start=1) if g is not None)
+        return text[match.start(group) : match.end(group)].strip()
+    token = text[match.start() : match.end()]
+    if pattern in (_URL, _PATH):
+        token = token.rstrip(_TRAILING_PUNCTUATION)
+    if pattern is _PATH and not _is_path(token):
+        return ""
+    if pattern is _DOTTED and all(len(part) == 1 for part in token.split(".")):
+        return ""  # e.g. / i.e: abbreviations, not names
+    return token
+
+
+def _is_path(token: str) -> bool:
+    """`and/or` and `HTTP/2` are words; `/etc/hosts`, `docs/api.md`, `a/b/c` are paths."""
+    last = token.rsplit("/", 1)[-1]
+    return token.startswith(("/", "~", ".")) or token.count("/") >= 2 or "." in last
+
+
+def appears(token: str, evidence: str) -> bool:
+    """`token` occurs in `evidence` as a whole token: `30` is not in `300`, `max` not in `max_x`."""
+    if not (token[0].isalnum() or token[0] == "_" or token[-1].isalnum() or token[-1] == "_"):
+        return token in evidence
+    left = r"(?<![\d])(?<!\d[.,])" if token[0].isdigit() else r"(?<!\w)" if _wordy(token[0]) else ""
+    right = r"(?![\d])(?![.,]\d)" if token[-1].isdigit() else r"(?!\w)" if _wordy(token[-1]) else ""
+    return re.search(left + re.escape(token) + right, evidence) is not None
+
+
+def _wordy(char: str) -> bool:
+    return char.isalnum() or char == "_"

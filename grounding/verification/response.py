@@ -1,0 +1,158 @@
+"""verify(): a model's response against its evidence packet, in code, before anyone sees it.
+
+Order (design.md): status and claims agree; citations are packet labels; every quote occurs in a
+cited item; each claim is supported by what it cites. Dropped claims keep their reason; sources
+are numbered by use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from grounding.answer import AnswerStatus, Claim, DroppedClaim, Source
+from grounding.evidence import EvidenceItem, EvidencePacket
+from grounding.schema import GroundedClaim, GroundedResponse
+from grounding.verification.messages import (
+    no_claims_message,
+    not_answered_message,
+    unverified_message,
+)
+from grounding.verification.quotes import Located, item_text, locate
+from grounding.verification.quotes import unknown_quotes as _unknown_quotes
+from grounding.verification.support import support_problem
+from retrieval.chunks import Chunk
+
+_LABEL_MARKERS = re.compile(r"\s*[\[(]E\d+(?:\s*[,;]\s*E\d+)*[\])]")
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    status: AnswerStatus
+    claims: tuple[Claim, ...]
+    sources: tuple[Source, ...]
+    dropped: tuple[DroppedClaim, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    text: str
+    items: tuple[EvidenceItem, ...]
+    quotes: tuple[Located, ...]
+
+
+def normalize_label(citation: str) -> str:
+    """`E1` as written, or with brackets/spaces/lowercase ("[e1]"): formatting is not a fact."""
+    return citation.strip().strip("[]()").strip().upper()
+
+
+def unknown_citations(response: GroundedResponse, packet: EvidencePacket) -> tuple[str, ...]:
+    """Cited ids that are not labels of `packet`, in order of first use; ignored claims excluded."""
+    if response.status != "answered":
+        return ()
+    labels = set(packet.labels)
+    unknown: dict[str, None] = {}
+    for claim in response.claims:
+        for citation in claim.citations:
+            if normalize_label(citation) not in labels:
+                unknown.setdefault(citation, None)
+    return tuple(unknown)
+
+
+def unknown_quotes(response: GroundedResponse, packet: EvidencePacket) -> tuple[str, ...]:
+    """Quotes that occur in no item of `packet` (invented, or garbled past normalising), in order
+    of first use; like an unknown id, they earn the response one regeneration."""
+    if response.status != "answered":
+        return ()
+    return _unknown_quotes((claim.quotes for claim in response.claims), packet)
+
+
+def verify(
+    response: GroundedResponse,
+    packet: EvidencePacket,
+    url_for: Callable[[Chunk], str | None],
+) -> Verification:
+    """Keep only the claims that cite packet labels, quote what they cite, and are supported."""
+    # First, status and claims must agree: an insufficient response shows no claims (any next to
+    # it contradict the status), and an answered one must make at least one.
+    if response.status == "insufficient_context":
+        return _not_found(not_answered_message(packet), ())
+    if not response.claims:
+        return _not_found(no_claims_message(packet), ())
+    kept: list[_Kept] = []
+    dropped: list[DroppedClaim] = []
+    for claim in response.claims:
+        text = _LABEL_MARKERS.sub("", claim.text).strip()
+        checked = _check_claim(text, claim, packet)
+        if isinstance(checked, _Kept):
+            kept.append(checked)
+        else:
+            dropped.append(DroppedClaim(text, *checked))
+    if not kept:
+        return _not_found(unverified_message(packet, len(dropped)), tuple(dropped))
+    claims, sources = _number(kept, url_for)
+    return Verification(AnswerStatus.ANSWERED, claims, sources, tuple(dropped), "")
+
+
+def _check_claim(
+    text: str, claim: GroundedClaim, packet: EvidencePacket
+) -> _Kept | tuple[str, str]:
+    """The claim kept with its items and quotes, or (reason, detail) when it must be dropped."""
+    labels = tuple(dict.fromkeys(normalize_label(c) for c in claim.citations))
+    if not labels:
+        return "no_citation", "the claim cites no evidence"
+    items = tuple(packet.item(label) for label in labels)
+    unknown = [c for c, item in zip(labels, items, strict=True) if item is None]
+    if unknown:
+        return "unknown_citation", ", ".join(unknown)
+    known = tuple(item for item in items if item is not None)
+    located, problem = locate(claim.quotes, known, packet)
+    if problem is not None:
+        return "unquoted", problem
+    problem = support_problem(text, evidence_text(known))
+    if problem is not None:
+        return "unsupported", problem
+    return _Kept(text, known, located)
+
+
+def evidence_text(items: Iterable[EvidenceItem]) -> str:
+    """What a claim citing `items` may draw on: their headings and their text."""
+    return "\n\n".join(item_text(i) for i in items)
+
+
+def _number(
+    kept: Sequence[_Kept], url_for: Callable[[Chunk], str | None]
+) -> tuple[tuple[Claim, ...], tuple[Source, ...]]:
+    """Sources numbered 1.. in order of first use; each claim cites those numbers."""
+    numbers: dict[str, int] = {}
+    sources: list[Source] = []
+    claims: list[Claim] = []
+    for claim in kept:
+        for item in claim.items:
+            if item.label not in numbers:
+                numbers[item.label] = len(sources) + 1
+                sources.append(_source(numbers[item.label], item.chunk, url_for))
+        citations = tuple(numbers[item.label] for item in claim.items)
+        quotes = tuple(q.quote.strip() for q in claim.quotes)
+        claims.append(Claim(claim.text, citations, quotes))
+    return tuple(claims), tuple(sources)
+
+
+def _source(n: int, chunk: Chunk, url_for: Callable[[Chunk], str | None]) -> Source:
+    return Source(
+        n=n,
+        collection=chunk.collection,
+        path=chunk.path,
+        heading=chunk.heading,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        url=url_for(chunk),
+        chunk_id=chunk.chunk_id,
+        updated=chunk.updated,
+    )
+
+
+def _not_found(message: str, dropped: tuple[DroppedClaim, ...]) -> Verification:
+    return Verification(AnswerStatus.NOT_FOUND, (), (), dropped, message)

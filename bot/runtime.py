@@ -35,11 +35,14 @@ def make_generator(answer: AnswerConfig, settings: Settings) -> Generator:
         )
     # Imported here so that the offline path never loads the openai package.
     from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
+    from grounding.generators.response_formats import PROCESS_MEMORY
 
     return OpenAIGenerator(
         make_openai_client(api_key, settings.openai_base_url),
         answer.model,
         api=answer.api,
+        response_format=answer.response_format,
+        memory=PROCESS_MEMORY,  # a reload of docbot.yml does not detect the server again
         reasoning_effort=answer.reasoning_effort,
         timeout_seconds=answer.timeout_seconds,
         max_retries=answer.max_retries,

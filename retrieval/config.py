@@ -141,6 +141,10 @@ class AnswerConfig(_Model):
     model: str = "gpt-5-mini"
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = "low"
     api: Literal["responses", "chat"] = "responses"
+    # How the answer's schema reaches the model server: strict `json_schema`, `json_object` (JSON
+    # mode; docbot validates), or `auto`: json_schema until the server shows it cannot
+    # (docs/configuration.md#local-model-servers).
+    response_format: Literal["auto", "json_schema", "json_object"] = "auto"
     timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     max_retries: int = Field(default=2, ge=0, le=10)
     deadline_seconds: float = Field(default=DEADLINE_SECONDS, gt=0, le=600)

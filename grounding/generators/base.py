@@ -28,6 +28,16 @@ class GenerationRequest:
     # generator's own per-call timeout is the only limit.
     deadline: Deadline | None = None
 
+    def turns(self) -> tuple[str, ...]:
+        """The question with its evidence, then (on regeneration) the error in the last reply.
+
+        The correction is sent verbatim as its own turn: `grounding.prompt.correction_note` owns
+        the wording (the unknown ids and the valid labels), so a generator adds none of its own.
+        """
+        if self.correction:
+            return (self.prompt.input, self.correction)
+        return (self.prompt.input,)
+
 
 @dataclass(frozen=True, slots=True)
 class Generation:

@@ -1,15 +1,18 @@
 """The OpenAI generator: the one module that talks to a model through the `openai` SDK.
 
-It sends the prompt with GroundedResponse as a strict JSON schema (Responses or Chat Completions
-API), hands the raw reply body to openai_replies (which checks it in a fixed order), and turns
-every SDK failure into a GenerationError.
+OpenAIModel sends a structured task (the answer's GroundedResponse, the query rewrite's
+SearchQueries) as a strict JSON schema, or JSON mode for servers that reject one (Responses or Chat
+Completions API), hands the raw reply body to openai_replies (which checks it in a fixed order),
+and turns every SDK failure into a GenerationError.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import Any, Literal, cast
 
@@ -17,12 +20,26 @@ import openai
 from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import EasyInputMessageParam, ResponseTextConfigParam
-from openai.types.shared_params import Reasoning, ResponseFormatJSONSchema
+from openai.types.shared_params import Reasoning
+from pydantic import BaseModel
 
+from grounding.answer import Usage
 from grounding.deadline import Clock, Deadline, SystemClock, retry_wait
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
-from grounding.generators.openai_replies import read_chat_completion, read_response
+from grounding.generators.model_errors import retryable, status_error
+from grounding.generators.openai_replies import chat_text, response_text, validate_reply
 from grounding.generators.redaction import Redactor, clip
+from grounding.generators.response_formats import (
+    FormatMemory,
+    Mode,
+    chat_format,
+    json_object_correction,
+    json_object_instructions,
+    rejects_json_schema,
+    responses_format,
+    unfence,
+)
+from grounding.generators.structured import ResponseFormat, Structured, StructuredTask, T
 from grounding.schema import GroundedResponse
 from grounding.strict_schema import strict_schema_problems
 from retrieval.errors import ConfigError, DocbotError
@@ -56,12 +73,16 @@ def make_openai_client(
     return openai.AsyncOpenAI(api_key=api_key, base_url=url, max_retries=0, http_client=http_client)
 
 
-class OpenAIGenerator:
-    """Generator backed by an OpenAI (or OpenAI-compatible) model.
+class OpenAIModel:
+    """One model on one server through the SDK: a StructuredModel (grounding/generators/structured).
 
-    One call takes at most `timeout_seconds` and never outlasts the request's deadline; a 429
-    or 5xx is retried up to `max_retries` times, after the server's Retry-After (else backoff),
-    when that wait ends before the deadline. Timeouts and connection failures are not retried.
+    One call takes at most `timeout_seconds` and never outlasts the deadline; a 429 or 5xx is
+    retried up to `max_retries` times, after the server's Retry-After (else backoff), when that
+    wait ends before the deadline. Timeouts and connection failures are not retried.
+    `response_format` (response_formats.py): under `auto`, a server that rejects json_schema, or
+    ignores it on the first call, gets json_object with the schema in the instructions from then
+    on (remembered in `memory`; the composition root passes the process-wide one); a JSON-mode
+    reply that does not validate is retried once with the problem named.
     """
 
     def __init__(
@@ -74,15 +95,10 @@ class OpenAIGenerator:
         max_output_tokens: int = 2000,
         timeout_seconds: float = 30.0,
         max_retries: int = 2,
-        clock: Clock | None = None,
+        response_format: ResponseFormat = "auto",
+        memory: FormatMemory | None = None,
+        logger: logging.Logger | None = None,
     ) -> None:
-        problems = strict_schema_problems(grounded_response_schema())
-        if problems:
-            raise DocbotError(
-                "grounding/schema.py: GroundedResponse is not a valid OpenAI strict-mode schema: "
-                + "; ".join(problems)
-                + ". Fix the pydantic model so every field is required and has no default."
-            )
         self._client = client
         self._model = model
         self._api = api
@@ -90,17 +106,21 @@ class OpenAIGenerator:
         self._max_output_tokens = max_output_tokens
         self._timeout = timeout_seconds
         self._max_retries = max_retries
-        self._clock = clock or SystemClock()  # used when a request brings no deadline
+        self._format = response_format
+        self._memory = memory or FormatMemory()
+        self._key = (str(client.base_url), model, api)
+        self._log = logger or logging.getLogger("docbot.generator")
         self._redact = Redactor((client.api_key,))
 
     @property
     def name(self) -> str:
         return f"openai:{self._model}"
 
-    async def generate(self, request: GenerationRequest) -> Generation:
-        deadline = request.deadline or Deadline.unbounded(self._clock)
+    async def complete(
+        self, task: StructuredTask[T], deadline: Deadline, user_id: str | None = None
+    ) -> Structured[T]:
         try:
-            return await self._with_retries(request, deadline)
+            return await self._with_retries(task, deadline, user_id)
         except GenerationError as exc:
             failure = exc
         except openai.OpenAIError as exc:
@@ -110,14 +130,16 @@ class OpenAIGenerator:
         # skips it. Not chained: the SDK's exception holds the unredacted server body.
         raise GenerationError(failure.kind, self._redact(str(failure))) from None
 
-    async def _with_retries(self, request: GenerationRequest, deadline: Deadline) -> Generation:
+    async def _with_retries(
+        self, task: StructuredTask[T], deadline: Deadline, user_id: str | None
+    ) -> Structured[T]:
         attempts = 0
         while True:
             attempts += 1
             try:
-                return await self._attempt(request, deadline, attempts)
+                return await self._attempt(task, deadline, attempts, user_id)
             except openai.APIStatusError as exc:
-                if not _retryable(exc):
+                if not retryable(exc.status_code, exc.code):
                     raise
                 wait = retry_wait(exc.response.headers, attempts - 1)
                 stop = self._why_not_retry(attempts, wait, deadline)
@@ -139,8 +161,8 @@ class OpenAIGenerator:
         return ""
 
     async def _attempt(
-        self, request: GenerationRequest, deadline: Deadline, attempt: int
-    ) -> Generation:
+        self, task: StructuredTask[T], deadline: Deadline, attempt: int, user_id: str | None
+    ) -> Structured[T]:
         left = deadline.remaining()
         budget = min(self._timeout, left)
         if budget <= 0:
@@ -153,9 +175,7 @@ class OpenAIGenerator:
             # The SDK's timeout bounds each read; this bounds the whole call, so a server that
             # trickles bytes cannot outlast the deadline either.
             async with deadline.clock.timeout(budget):
-                if self._api == "chat":
-                    return await self._generate_chat(request, budget)
-                return await self._generate_responses(request, budget)
+                return await self._negotiated(task, budget, user_id)
         except (TimeoutError, openai.APITimeoutError):
             if left <= self._timeout:
                 why = f"the answer's deadline (answer.deadline_seconds: {deadline.seconds:g} s)"
@@ -167,26 +187,86 @@ class OpenAIGenerator:
                 "retried",
             ) from None
 
-    async def _generate_responses(self, request: GenerationRequest, timeout: float) -> Generation:
-        messages: list[EasyInputMessageParam] = [
-            {"role": "user", "content": text} for text in _user_messages(request)
-        ]
-        text_config: ResponseTextConfigParam = {
-            "format": {
-                "type": "json_schema",
-                "name": SCHEMA_NAME,
-                "schema": grounded_response_schema(),
-                "strict": True,
-            }
-        }
+    async def _negotiated(
+        self, task: StructuredTask[T], timeout: float, user_id: str | None
+    ) -> Structured[T]:
+        """json_schema, or json_object where the config or what was found about the server says."""
+        found = self._memory.get(self._key)
+        if self._format == "json_object" or (self._format == "auto" and found == "json_object"):
+            return await self._json_object(task, timeout, user_id)
+        try:
+            text, usage = await self._send(task, "json_schema", timeout, user_id)
+        except openai.APIStatusError as exc:
+            said = f"{exc.message} {exc.body!r}"
+            if self._format != "auto" or not rejects_json_schema(exc.status_code, said):
+                raise
+            self._switch(f"it answered HTTP {exc.status_code}: {_server_message(exc)}")
+            return await self._json_object(task, timeout, user_id)
+        try:
+            value = validate_reply(text, self._model, task.schema)
+        except GenerationError:
+            # Only a first reply with text can tell: once json_schema has worked, a bad reply
+            # is the model's failure, and an empty one is no sign of an ignored schema.
+            if self._format != "auto" or found is not None or not text.strip():
+                raise
+            self._switch("its reply ignored the schema")
+            later = await self._json_object(task, timeout, user_id)
+            return Structured(later.value, _sum(usage, later.usage))
+        self._memory.remember(self._key, "json_schema")
+        return Structured(value, usage)
+
+    def _switch(self, why: str) -> None:
+        self._memory.remember(self._key, "json_object")
+        self._log.warning(
+            "the model server for %s does not take response_format json_schema (%s): using "
+            "json_object with the schema in the instructions from now on; set "
+            "answer.response_format: json_object to skip this check",
+            self._model,
+            clip(self._redact(why)),
+        )
+
+    async def _json_object(
+        self, task: StructuredTask[T], timeout: float, user_id: str | None
+    ) -> Structured[T]:
+        """JSON mode, validated here against the same pydantic model; one retry if it is not."""
+        shown = replace(
+            task,
+            instructions=json_object_instructions(task.instructions, strict_schema(task.schema)),
+        )
+        text, usage = await self._send(shown, "json_object", timeout, user_id)
+        try:
+            return Structured(validate_reply(unfence(text), self._model, task.schema), usage)
+        except GenerationError as exc:
+            retry = replace(shown, messages=(*shown.messages, json_object_correction(str(exc))))
+        text, again = await self._send(retry, "json_object", timeout, user_id)
+        value = validate_reply(unfence(text), self._model, task.schema)
+        return Structured(value, _sum(usage, again))
+
+    async def _send(
+        self, task: StructuredTask[T], mode: Mode, timeout: float, user_id: str | None
+    ) -> tuple[str, Usage]:
         optional: dict[str, Any] = {}
+        if user_id:
+            optional["safety_identifier"] = safety_identifier(user_id)
+        if self._api == "chat":
+            return await self._send_chat(task, mode, timeout, optional)
+        return await self._send_responses(task, mode, timeout, optional)
+
+    async def _send_responses(
+        self, task: StructuredTask[T], mode: Mode, timeout: float, optional: dict[str, Any]
+    ) -> tuple[str, Usage]:
+        messages: list[EasyInputMessageParam] = [
+            {"role": "user", "content": text} for text in task.messages
+        ]
+        text_config = cast(
+            ResponseTextConfigParam,
+            {"format": responses_format(mode, task.name, strict_schema(task.schema))},
+        )
         if self._effort is not None:
             optional["reasoning"] = cast(Reasoning, {"effort": self._effort})
-        if request.user_id:
-            optional["safety_identifier"] = safety_identifier(request.user_id)
         raw = await self._client.responses.with_raw_response.create(
             model=self._model,
-            instructions=request.prompt.instructions,
+            instructions=task.instructions,
             input=cast(Any, messages),
             text=text_config,
             store=False,  # docbot keeps its own record; nothing is retained at OpenAI
@@ -194,49 +274,72 @@ class OpenAIGenerator:
             timeout=timeout,
             **optional,
         )
-        return read_response(raw.content, self._model, raw.headers.get("content-type", ""))
+        return response_text(raw.content, self._model, raw.headers.get("content-type", ""))
 
-    async def _generate_chat(self, request: GenerationRequest, timeout: float) -> Generation:
+    async def _send_chat(
+        self, task: StructuredTask[T], mode: Mode, timeout: float, optional: dict[str, Any]
+    ) -> tuple[str, Usage]:
         messages: list[ChatCompletionMessageParam] = [
-            {"role": "system", "content": request.prompt.instructions}
+            {"role": "system", "content": task.instructions}
         ]
-        messages += [{"role": "user", "content": text} for text in _user_messages(request)]
-        response_format: ResponseFormatJSONSchema = {
-            "type": "json_schema",
-            "json_schema": {
-                "name": SCHEMA_NAME,
-                "schema": grounded_response_schema(),
-                "strict": True,
-            },
-        }
-        optional: dict[str, Any] = {}
+        messages += [{"role": "user", "content": text} for text in task.messages]
+        response_format = chat_format(mode, task.name, strict_schema(task.schema))
         if self._effort is not None:
             optional["reasoning_effort"] = self._effort
-        if request.user_id:
-            optional["safety_identifier"] = safety_identifier(request.user_id)
         # max_completion_tokens, not max_tokens: OpenAI's reasoning models reject the latter, and
         # local servers that do not know the former simply ignore it.
         raw = await self._client.chat.completions.with_raw_response.create(
             model=self._model,
             messages=messages,
-            response_format=response_format,
+            response_format=cast(Any, response_format),
             store=False,
             max_completion_tokens=self._max_output_tokens,
             timeout=timeout,
             **optional,
         )
-        return read_chat_completion(raw.content, self._model, raw.headers.get("content-type", ""))
+        return chat_text(raw.content, self._model, raw.headers.get("content-type", ""))
 
 
-def _user_messages(request: GenerationRequest) -> list[str]:
-    """The question with its evidence, then (on regeneration) the error in the last reply.
+class OpenAIGenerator:
+    """Generator backed by an OpenAI (or OpenAI-compatible) model: GroundedResponse through
+    OpenAIModel, whose options it takes (`structured` is that model, for the query rewrite)."""
 
-    The correction is sent verbatim as its own turn: `grounding.prompt.correction_note` owns the
-    wording (the unknown ids and the valid labels), so the generator adds none of its own.
-    """
-    if request.correction:
-        return [request.prompt.input, request.correction]
-    return [request.prompt.input]
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        model: str,
+        *,
+        clock: Clock | None = None,
+        **options: Any,
+    ) -> None:
+        problems = strict_schema_problems(grounded_response_schema())
+        if problems:
+            raise DocbotError(
+                "grounding/schema.py: GroundedResponse is not a valid OpenAI strict-mode schema: "
+                + "; ".join(problems)
+                + ". Fix the pydantic model so every field is required and has no default."
+            )
+        self._model = OpenAIModel(client, model, **options)
+        self._clock = clock or SystemClock()  # used when a request brings no deadline
+
+    @property
+    def name(self) -> str:
+        return self._model.name
+
+    @property
+    def structured(self) -> OpenAIModel:
+        return self._model
+
+    async def generate(self, request: GenerationRequest) -> Generation:
+        deadline = request.deadline or Deadline.unbounded(self._clock)
+        task = StructuredTask(
+            GroundedResponse,
+            SCHEMA_NAME,
+            request.prompt.instructions,
+            request.turns(),
+        )
+        reply = await self._model.complete(task, deadline, request.user_id)
+        return Generation(reply.value, reply.usage)
 
 
 def safety_identifier(user_id: str) -> str:
@@ -252,44 +355,12 @@ def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationErr
             f"cannot reach the model server for {model}: {clip(str(exc))}; check OPENAI_BASE_URL",
         )
     if isinstance(exc, openai.APIStatusError):
-        return _translate_status(exc, model)
+        return status_error(exc.status_code, exc.code, _server_message(exc), model)
     if isinstance(exc, openai.APIResponseValidationError):
         return GenerationError(
             "invalid", f"{model}'s server sent a malformed reply: {clip(str(exc))}"
         )
     return GenerationError("unavailable", f"calling {model} failed: {clip(str(exc))}")
-
-
-def _translate_status(exc: openai.APIStatusError, model: str) -> GenerationError:
-    status, detail = exc.status_code, _server_message(exc)
-    if isinstance(exc, openai.RateLimitError):
-        if exc.code == "insufficient_quota":
-            return GenerationError(
-                "rate_limited", f"the OpenAI account is out of quota ({detail}); check billing"
-            )
-        return GenerationError("rate_limited", f"{model} is rate limited (HTTP 429): {detail}")
-    if status in (401, 403):
-        return GenerationError(
-            "auth",
-            f"the model server rejected the credentials (HTTP {status}): {detail}; "
-            "check OPENAI_API_KEY",
-        )
-    if status >= 500:
-        return GenerationError("unavailable", f"{model}'s server failed (HTTP {status}): {detail}")
-    # 400/404/422: the request itself was refused, usually a model name or an option the
-    # server does not support.
-    return GenerationError(
-        "rejected",
-        f"the model server refused the request (HTTP {status}): {detail}; "
-        "check answer.model and answer.api in docbot.yml",
-    )
-
-
-def _retryable(exc: openai.APIStatusError) -> bool:
-    """429 and 5xx may pass; an exhausted quota does not come back within an answer."""
-    if exc.status_code == 429:
-        return exc.code != "insufficient_quota"
-    return exc.status_code >= 500
 
 
 def _server_message(exc: openai.APIStatusError) -> str:
@@ -301,11 +372,20 @@ def _server_message(exc: openai.APIStatusError) -> str:
 
 
 @cache
-def _strict_schema() -> dict[str, Any]:
+def _strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
     # The SDK's own helper, so the schema is exactly what its `parse()` helpers would send.
-    return to_strict_json_schema(GroundedResponse)
+    return to_strict_json_schema(schema)
+
+
+def strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The strict JSON schema of `schema` as sent (a fresh copy: callers may mutate it)."""
+    return copy.deepcopy(_strict_schema(schema))
 
 
 def grounded_response_schema() -> dict[str, Any]:
-    """The strict JSON schema sent with every request (a fresh copy: callers may mutate it)."""
-    return copy.deepcopy(_strict_schema())
+    """The strict JSON schema sent with every answer request."""
+    return strict_schema(GroundedResponse)
+
+
+def _sum(a: Usage, b: Usage) -> Usage:
+    return Usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens)

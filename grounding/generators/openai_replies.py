@@ -14,8 +14,7 @@ import pydantic
 from pydantic import ConfigDict
 
 from grounding.answer import Usage
-from grounding.generators.base import Generation, GenerationError
-from grounding.schema import GroundedResponse
+from grounding.generators.base import GenerationError
 
 _HINT = "check that OPENAI_BASE_URL is the server's API address (ending in /v1) and answer.api"
 
@@ -25,6 +24,7 @@ class _Body(pydantic.BaseModel):
 
 
 _B = TypeVar("_B", bound=_Body)
+_M = TypeVar("_M", bound=pydantic.BaseModel)
 
 
 class _Part(_Body):
@@ -92,8 +92,8 @@ class _Completion(_Body):
     usage: _ChatUsage | None = None
 
 
-def read_response(body: bytes, model: str, content_type: str = "") -> Generation:
-    """Refusal, then truncation, then the schema: a cut-off reply is `incomplete`, not `invalid`."""
+def response_text(body: bytes, model: str, content_type: str = "") -> tuple[str, Usage]:
+    """Refusal, then truncation, then the text: a cut-off reply is `incomplete`, not `invalid`."""
     response = _parse(_Response, body, model, content_type, "a Responses API response")
     for item in response.output:
         if item.type == "message" and any(p.type == "refusal" for p in item.content or ()):
@@ -107,10 +107,7 @@ def read_response(body: bytes, model: str, content_type: str = "") -> Generation
     if response.status not in (None, "completed"):
         raise GenerationError("invalid", f"{model} returned a {response.status} response")
     usage = response.usage or _ResponsesUsage()
-    return Generation(
-        _validate(_final_text(response), model),
-        Usage(usage.input_tokens or 0, usage.output_tokens or 0),
-    )
+    return _final_text(response), Usage(usage.input_tokens or 0, usage.output_tokens or 0)
 
 
 def _final_text(response: _Response) -> str:
@@ -125,7 +122,7 @@ def _final_text(response: _Response) -> str:
     )
 
 
-def read_chat_completion(body: bytes, model: str, content_type: str = "") -> Generation:
+def chat_text(body: bytes, model: str, content_type: str = "") -> tuple[str, Usage]:
     completion = _parse(_Completion, body, model, content_type, "a chat completion")
     if not completion.choices:
         raise GenerationError("invalid", f"{model} returned no choices")
@@ -136,10 +133,8 @@ def read_chat_completion(body: bytes, model: str, content_type: str = "") -> Gen
         reason = "max_output_tokens" if choice.finish_reason == "length" else "content_filter"
         raise _incomplete(model, reason)
     usage = completion.usage or _ChatUsage()
-    return Generation(
-        _validate(choice.message.content or "", model),
-        Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0),
-    )
+    content = choice.message.content or ""
+    return content, Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
 
 
 def _parse(kind: type[_B], body: bytes, model: str, content_type: str, what: str) -> _B:
@@ -176,17 +171,18 @@ def _incomplete(model: str, reason: str) -> GenerationError:
     )
 
 
-def _validate(text: str, model: str) -> GroundedResponse:
+def validate_reply(text: str, model: str, schema: type[_M]) -> _M:
+    """The model's output text as `schema`; GenerationError `invalid` naming the first problem."""
     if not text.strip():
         raise GenerationError("invalid", f"{model} returned no output text")
     try:
-        return GroundedResponse.model_validate_json(text)
+        return schema.model_validate_json(text)
     except pydantic.ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise GenerationError(
             "invalid",
-            f"{model}'s reply does not match the GroundedResponse schema at {where}: "
+            f"{model}'s reply does not match the {schema.__name__} schema at {where}: "
             f"{first['msg']} ({exc.error_count()} error(s)); the server may not enforce strict "
-            "JSON schemas: with api: chat, use a server and model that support response_format",
+            "JSON schemas: set answer.response_format to auto or json_object",
         ) from exc

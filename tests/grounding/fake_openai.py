@@ -137,6 +137,9 @@ class FakeOpenAI:
     # Called with each request as it arrives, before the reply: a test's signal, e.g. to move
     # a fake clock past a deadline while the request hangs.
     on_request: Callable[[Recorded], None] | None = None
+    # Answers a request from what it asks, before the script does (None: the script answers):
+    # how a server that treats some options its own way is emulated (fake_local_servers.py).
+    respond: Callable[[Recorded], Reply | None] | None = None
     _runner: web.AppRunner | None = None
     _stopping: asyncio.Event = field(default_factory=asyncio.Event)
     port: int = 0
@@ -190,7 +193,7 @@ class FakeOpenAI:
         self.requests.append(recorded)
         if self.on_request is not None:
             self.on_request(recorded)
-        reply = self._next(endpoint)
+        reply = (self.respond(recorded) if self.respond else None) or self._next(endpoint)
         if reply.kind == "hang":
             await self._stopping.wait()
             return web.Response(status=503)

@@ -1,0 +1,40 @@
+"""What a model server's HTTP error means: its GenerationError kind, its advice, whether to retry.
+
+Pure: the OpenAI generator passes the status, the error `code` and the server's message.
+"""
+
+from __future__ import annotations
+
+from grounding.generators.base import GenerationError
+
+
+def status_error(status: int, code: str | None, detail: str, model: str) -> GenerationError:
+    """One HTTP error as a GenerationError that says what to do."""
+    if status == 429:
+        if code == "insufficient_quota":
+            return GenerationError(
+                "rate_limited", f"the OpenAI account is out of quota ({detail}); check billing"
+            )
+        return GenerationError("rate_limited", f"{model} is rate limited (HTTP 429): {detail}")
+    if status in (401, 403):
+        return GenerationError(
+            "auth",
+            f"the model server rejected the credentials (HTTP {status}): {detail}; "
+            "check OPENAI_API_KEY",
+        )
+    if status >= 500:
+        return GenerationError("unavailable", f"{model}'s server failed (HTTP {status}): {detail}")
+    # 400/404/422: the request itself was refused, usually a model name or an option the
+    # server does not support.
+    return GenerationError(
+        "rejected",
+        f"the model server refused the request (HTTP {status}): {detail}; "
+        "check answer.model, answer.api and answer.response_format in docbot.yml",
+    )
+
+
+def retryable(status: int, code: str | None) -> bool:
+    """429 and 5xx may pass; an exhausted quota does not come back within an answer."""
+    if status == 429:
+        return code != "insufficient_quota"
+    return status >= 500

@@ -1,17 +1,26 @@
-"""Block Kit rendering: answers, help and errors as Slack messages that stay inside Slack's limits.
-
-Pure functions. All text from documents, models or users is escaped here, every mrkdwn text
-object is `verbatim`, and links come only from `Source.url`, so a reply can never ping a
-channel, mention someone, forge a link or have Slack link a bare URL from a document.
-"""
+"""Answers, help and errors as Slack messages that stay inside Slack's limits: each answer status
+has its own reply, none is silent."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from bot.render.text import (
+    ELLIPSIS,
+    FALLBACK_CHARS,
+    Message,
+    clip,
+    clip_escaped,
+    context,
+    count,
+    escape,
+    plain,
+    safe_cut,
+    safe_url,
+    section,
+)
 from grounding.answer import Answer, AnswerStatus, Claim, Source
 from retrieval.config import FeedbackConfig
 from retrieval.scopes import ConversationKind
@@ -26,9 +35,7 @@ SOURCE_BUDGET_CHARS = 12_000
 SOURCE_LABEL_CHARS = 400
 # A longer link is not one a person can use; the source is then shown without it.
 MAX_URL_CHARS = 1_500
-FALLBACK_CHARS = 3_000
 FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
-ELLIPSIS = "…"
 # An empty UNKNOWN scope: Slack did not tell us what the channel is, so access may well be fine
 # (the same words as the pipeline's refusal; shown when an Answer carries no message).
 UNVERIFIED = (
@@ -43,41 +50,6 @@ NO_ACCESS = (
     "This conversation may not read any documentation collection, so I can't answer here. "
     "Ask a docbot admin to give it access in `docbot.yml`, or ask me in a channel that has access."
 )
-_URL_ESCAPES = str.maketrans(
-    {"|": "%7C", "<": "%3C", ">": "%3E", " ": "%20", "\t": "%09", "\n": None, "\r": None}
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    text: str  # the notification / fallback text; never empty
-    blocks: tuple[dict[str, Any], ...]
-
-
-def escape(text: str) -> str:
-    """Slack mrkdwn escaping: `&`, `<` and `>` lose their control meaning (`&` first)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def safe_url(url: str | None) -> str | None:
-    """A URL fit to go inside `<url|label>`, or None when it is not an http(s) link.
-
-    `|` and `>` would end the URL early and let the rest forge a label or a new link, so they
-    (and `<` and whitespace) are percent-encoded; `&` is entity-escaped as Slack expects.
-    """
-    if not url or not url.startswith(("https://", "http://")):
-        return None
-    return url.translate(_URL_ESCAPES).replace("&", "&amp;")
-
-
-def post_kwargs(message: Message) -> dict[str, Any]:
-    """The arguments for `chat.postMessage` / `chat.update` (besides channel and thread)."""
-    return {
-        "text": message.text,
-        "blocks": [dict(block) for block in message.blocks],
-        "unfurl_links": False,
-        "unfurl_media": False,
-    }
 
 
 def render_answer(answer: Answer, feedback: FeedbackConfig) -> Message:
@@ -105,7 +77,7 @@ def render_help(
     )
     if collections:
         names = ", ".join(f"*{escape(name)}*" for name in collections)
-        where = _clip_escaped(f"Here I can read: {names}.", SECTION_CHARS)
+        where = clip_escaped(f"Here I can read: {names}.", SECTION_CHARS)
     elif unverified:
         where = UNVERIFIED
     else:
@@ -113,62 +85,62 @@ def render_help(
             "This conversation may not read any documentation collection yet: ask a docbot "
             "admin to give it access in `docbot.yml`."
         )
-    blocks: list[dict[str, Any]] = [_section(how), _section(where)]
+    blocks: list[dict[str, Any]] = [section(how), section(where)]
     footer = _feedback_footer(feedback, lead="After an answer, react", subject="it is")
     if footer:
-        blocks.append(_context(footer))
-    return Message(text=_plain(f"{how} {where}"), blocks=tuple(blocks))
+        blocks.append(context(footer))
+    return Message(text=plain(f"{how} {where}"), blocks=tuple(blocks))
 
 
 def render_error(message: str) -> Message:
     """A reply for when answering or posting failed unexpectedly; `message` is shown escaped."""
     detail = message.strip() or "an unexpected error"
     text = (
-        f":warning: Sorry, I could not answer this: {escape(_clip(detail, 500))}\n"
+        f":warning: Sorry, I could not answer this: {escape(clip(detail, 500))}\n"
         "Please try again in a minute; if it keeps failing, tell the docbot admins."
     )
-    return Message(text=_plain(text), blocks=(_section(text),))
+    return Message(text=plain(text), blocks=(section(text),))
 
 
 def render_input_error(message: str) -> Message:
     """A reply for a question docbot will not take as asked (e.g. too long): `message` says what
     to change. Nothing failed, so no "try again" and no admins."""
-    text = f":pencil2: {escape(_clip(message.strip(), 1_000))}"
-    return Message(text=_plain(text), blocks=(_section(text),))
+    text = f":pencil2: {escape(clip(message.strip(), 1_000))}"
+    return Message(text=plain(text), blocks=(section(text),))
 
 
 def _unverified_note(answer: Answer) -> list[dict[str, Any]]:
     """docs/access.md promises that a reply from an unverifiable channel says so."""
     if answer.scope.kind is ConversationKind.UNKNOWN and answer.scope.collections:
-        return [_context(PUBLIC_ONLY)]
+        return [context(PUBLIC_ONLY)]
     return []
 
 
 def _render_not_found(answer: Answer) -> Message:
-    searched = _clip_escaped(", ".join(f"*{escape(n)}*" for n in answer.scope.collections), 1_000)
+    searched = clip_escaped(", ".join(f"*{escape(n)}*" for n in answer.scope.collections), 1_000)
     where = f" in {searched}" if searched else ""
     text = (
         f":mag: I couldn't find a verified answer to this{where}. "
         "Try rephrasing with the words the docs use, or ask a teammate."
     )
-    blocks = [_section(text)]
+    blocks = [section(text)]
     if answer.message.strip():
-        blocks.append(_context(escape(_clip(answer.message.strip(), 1_000))))
+        blocks.append(context(escape(clip(answer.message.strip(), 1_000))))
     blocks += _unverified_note(answer)
-    return Message(text=_plain(text), blocks=tuple(blocks))
+    return Message(text=plain(text), blocks=tuple(blocks))
 
 
 def _render_refused(answer: Answer) -> Message:
     """The pipeline's reason (it knows why the scope is empty), else ours by the scope's kind."""
     reason = answer.message.strip()
     if reason:
-        body = escape(_clip(reason, 1_000))
+        body = escape(clip(reason, 1_000))
     elif answer.scope.kind is ConversationKind.UNKNOWN:
         body = UNVERIFIED
     else:
         body = NO_ACCESS
     text = f":no_entry: {body}"
-    return Message(text=_plain(text), blocks=(_section(text),))
+    return Message(text=plain(text), blocks=(section(text),))
 
 
 def _render_failed(answer: Answer) -> Message:
@@ -177,31 +149,31 @@ def _render_failed(answer: Answer) -> Message:
     reason = answer.message.strip()
     if not reason:
         return render_error("")
-    text = f":warning: Sorry, I could not answer this. {escape(_clip(reason, 500))}"
-    return Message(text=_plain(text), blocks=(_section(text),))
+    text = f":warning: Sorry, I could not answer this. {escape(clip(reason, 500))}"
+    return Message(text=plain(text), blocks=(section(text),))
 
 
 def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
     urls = {s.n: _link_url(s) for s in answer.sources}
     lines = [_claim_line(claim, urls, bullet=len(answer.claims) > 1) for claim in answer.claims]
-    tail = _unverified_note(answer) + [_context(text) for text in _source_texts(answer.sources)]
+    tail = _unverified_note(answer) + [context(text) for text in _source_texts(answer.sources)]
     footer = _feedback_footer(feedback)
     if footer:
-        tail.append(_context(footer))
+        tail.append(context(footer))
     # One block stays free for the truncation note.
     sections, shown = _claim_sections(lines, MAX_BLOCKS - len(tail) - 1)
-    blocks = [_section(text) for text in sections]
+    blocks = [section(text) for text in sections]
     if shown < len(lines):
         hidden = len(lines) - shown
-        note = f"{ELLIPSIS} {_count(hidden, 'more claim')} not shown: the answer was too long"
-        blocks.append(_context(note + " for one Slack message."))
+        note = f"{ELLIPSIS} {count(hidden, 'more claim')} not shown: the answer was too long"
+        blocks.append(context(note + " for one Slack message."))
     return Message(text=_fallback(answer), blocks=(*blocks, *tail))
 
 
 def _claim_line(claim: Claim, urls: dict[int, str | None], *, bullet: bool) -> str:
     markers = "".join(_marker(n, urls.get(n)) for n in claim.citations)
     prefix = "• " if bullet else ""
-    text = _clip_escaped(escape(_slack_fences(claim.text.strip())), CLAIM_BUDGET_CHARS)
+    text = clip_escaped(escape(_slack_fences(claim.text.strip())), CLAIM_BUDGET_CHARS)
     return f"{prefix}{text} {markers}".rstrip()
 
 
@@ -247,30 +219,11 @@ def _split_line(line: str) -> list[str]:
     while len(line) > SECTION_CHARS:
         cut = line.rfind(" ", 0, SECTION_CHARS)
         if cut <= 0:
-            cut = _safe_cut(line, SECTION_CHARS)
+            cut = safe_cut(line, SECTION_CHARS)
         parts.append(line[:cut])
         line = line[cut:].lstrip(" ")
     parts.append(line)
     return parts
-
-
-def _safe_cut(text: str, limit: int) -> int:
-    """A cut at or before `limit` that splits neither a `<link|label>` nor an `&amp;` entity."""
-    cut = limit
-    opening = text.rfind("<", 0, cut)
-    if opening > 0 and text.find(">", opening, cut) == -1:
-        cut = opening
-    ampersand = text.rfind("&", max(0, cut - 5), cut)
-    if ampersand > 0 and ";" not in text[ampersand:cut]:
-        cut = ampersand
-    return cut
-
-
-def _clip_escaped(text: str, limit: int) -> str:
-    """Clip escaped text without leaving half an entity behind."""
-    if len(text) <= limit:
-        return text
-    return text[: _safe_cut(text, limit - 1)].rstrip() + ELLIPSIS
 
 
 def _source_texts(sources: Sequence[Source]) -> list[str]:
@@ -282,7 +235,7 @@ def _source_texts(sources: Sequence[Source]) -> list[str]:
         used += len(line)
         if used > SOURCE_BUDGET_CHARS:
             hidden = len(lines) - index
-            texts.append(f"{ELLIPSIS} {_count(hidden, 'more source')} not shown.")
+            texts.append(f"{ELLIPSIS} {count(hidden, 'more source')} not shown.")
             return texts
         if len(texts[-1]) + 1 + len(line) <= SECTION_CHARS:
             texts[-1] = f"{texts[-1]}\n{line}"
@@ -293,12 +246,12 @@ def _source_texts(sources: Sequence[Source]) -> list[str]:
 
 def _source_line(source: Source) -> str:
     where = source.path + (f" § {source.heading.strip()}" if source.heading.strip() else "")
-    label = _clip_escaped(escape(f"[{source.n}] {where}"), SOURCE_LABEL_CHARS)
+    label = clip_escaped(escape(f"[{source.n}] {where}"), SOURCE_LABEL_CHARS)
     label = f"{label} ({_span(source)})"
     url = _link_url(source)
     linked = f"<{url}|{label}>" if url else label
     updated = source.updated.strip()
-    return linked + (f" · updated {escape(_clip(updated, 40))}" if updated else "")
+    return linked + (f" · updated {escape(clip(updated, 40))}" if updated else "")
 
 
 def _link_url(source: Source) -> str | None:
@@ -334,31 +287,4 @@ def _fallback(answer: Answer) -> str:
     claims = "".join(parts)
     sources = "; ".join(f"[{s.n}] {s.path} ({_span(s)})" for s in answer.sources)
     text = f"{claims} Sources: {sources}" if sources else claims
-    return escape(_clip(" ".join(text.split()), FALLBACK_CHARS))
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _plain(text: str) -> str:
-    return _clip(" ".join(text.split()), FALLBACK_CHARS)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
-
-
-def mrkdwn(text: str) -> dict[str, Any]:
-    """A mrkdwn text object, `text` already escaped. `verbatim` stops Slack from linking bare
-    URLs and channel names by itself, so the only links are the `<url|label>`s written here
-    from `Source.url` (plain_text objects are never linked and take no `verbatim`)."""
-    return {"type": "mrkdwn", "text": text, "verbatim": True}
-
-
-def _section(text: str) -> dict[str, Any]:
-    return {"type": "section", "text": mrkdwn(text)}
-
-
-def _context(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [mrkdwn(text)]}
+    return escape(clip(" ".join(text.split()), FALLBACK_CHARS))

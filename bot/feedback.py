@@ -11,11 +11,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal, TextIO
 
-from bot.store import AnswerStore, FeedbackEntry
+from bot.store import AnswerStore, FeedbackEntry, FeedbackReason
 
 CSV_FIELDS = (
-    "answer_id", "kind", "emoji", "user", "at", "team", "channel", "thread_ts", "reply_ts",
-    "asker", "asked_at", "question", "status", "generator", "claims", "sources", "reasons",
+    "answer_id", "kind", "source", "emoji", "user", "at", "team", "channel", "thread_ts",
+    "reply_ts", "asker", "asked_at", "question", "status", "generator", "claims", "sources",
+    "reasons",
 )  # fmt: skip
 
 
@@ -58,6 +59,7 @@ def entry_dict(entry: FeedbackEntry) -> dict[str, Any]:
     return {
         "answer_id": entry.answer_id,
         "kind": entry.kind,
+        "source": entry.source,
         "emoji": entry.emoji,
         "user": entry.user,
         "at": entry.at,
@@ -72,7 +74,7 @@ def entry_dict(entry: FeedbackEntry) -> dict[str, Any]:
         "generator": record.answer.get("generator", ""),
         "claims": list(record.answer.get("claims", [])),
         "sources": _sources(entry),
-        "reasons": [{"user": r.user, "text": r.text, "at": r.at} for r in entry.reasons],
+        "reasons": [_reason_dict(r) for r in entry.reasons],
     }
 
 
@@ -96,7 +98,7 @@ def _write_csv(entries: Sequence[FeedbackEntry], out: TextIO) -> None:
         row = entry_dict(entry)
         row["claims"] = "\n".join(_claim_text(claim) for claim in row["claims"])
         row["sources"] = "\n".join(_source_text(source) for source in row["sources"])
-        row["reasons"] = "\n".join(f"{r['user']} at {r['at']}: {r['text']}" for r in row["reasons"])
+        row["reasons"] = "\n".join(_reason_text(r) for r in entry.reasons)
         for field in _FREE_TEXT:
             row[field] = _defang(row[field])
         writer.writerow(row)
@@ -125,7 +127,7 @@ def _entry_text(entry: FeedbackEntry) -> str:
     record = entry.record
     data = entry_dict(entry)
     lines = [
-        f"#{entry.answer_id} {entry.kind} (:{entry.emoji}:) by {entry.user} at {entry.at}",
+        f"#{entry.answer_id} {entry.kind} ({_mark_origin(entry)}) by {entry.user} at {entry.at}",
         f"  asked by {record.asker} in {record.team}/{record.channel} "
         f"(thread {record.thread_ts}, reply {record.reply_ts}) at {record.created}",
         f"  Q: {record.question}",
@@ -138,7 +140,7 @@ def _entry_text(entry: FeedbackEntry) -> str:
     if data["sources"]:
         lines += ["  sources:"] + [f"    {_source_text(s)}" for s in data["sources"]]
     if entry.reasons:
-        lines += ["  reasons:"] + [f"    {r.user} at {r.at}: {r.text}" for r in entry.reasons]
+        lines += ["  reasons:"] + [f"    {_reason_text(r)}" for r in entry.reasons]
     return "\n".join(lines)
 
 
@@ -163,3 +165,25 @@ def _source_text(source: dict[str, Any]) -> str:
     span = f"L{source.get('start_line', '?')}-L{source.get('end_line', '?')}"
     url = f" {source['url']}" if source.get("url") else ""
     return f"[{source.get('n', '?')}] {_source_file(source)}{heading} ({span}){url}"
+
+
+def _mark_origin(entry: FeedbackEntry) -> str:
+    """Where a mark came from: the feedback buttons, or which emoji reaction."""
+    return "feedback button" if entry.source == "button" else f"reaction :{entry.emoji}:"
+
+
+def _reason_text(reason: FeedbackReason) -> str:
+    """A reason with where it came from: a thread reply, or the modal (and what was chosen)."""
+    origin = "thread reply" if reason.source == "thread" else f"modal: {reason.category or '?'}"
+    text = f": {reason.text}" if reason.text else ""
+    return f"{reason.user} at {reason.at} ({origin}){text}"
+
+
+def _reason_dict(reason: FeedbackReason) -> dict[str, Any]:
+    return {
+        "user": reason.user,
+        "text": reason.text,
+        "at": reason.at,
+        "source": reason.source,
+        "category": reason.category,
+    }

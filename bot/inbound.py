@@ -24,12 +24,14 @@ _UNIX_SECONDS = re.compile(r"[0-9]{1,12}")
 TIMESTAMP_HEADER = "X-Slack-Request-Timestamp"
 SIGNATURE_HEADER = "X-Slack-Signature"
 
-# Payload types Bolt dispatches to docbot's listeners; every other well-formed Slack payload
-# (buttons, slash commands, app_rate_limited, ...) is acknowledged and dropped, as docbot
-# subscribes to none of them (manifest.yml) and Slack retries what is not acknowledged.
-SERVED_TYPES = frozenset({"event_callback", "url_verification"})
-# Socket Mode envelope type -> the payload type it carries.
-SOCKET_ENVELOPE_PAYLOADS = {"events_api": "event_callback"}
+# Payload types Bolt dispatches to docbot's listeners: events, and the interactivity docbot's
+# own messages and modals offer (manifest.yml); every other well-formed Slack payload
+# (app_rate_limited, ...) is acknowledged and dropped, as Slack retries what is not.
+INTERACTIVE_TYPES = frozenset({"block_actions", "view_submission"})
+SERVED_TYPES = frozenset({"event_callback", "url_verification"}) | INTERACTIVE_TYPES
+# Socket Mode envelope type -> the payload types it carries.
+SOCKET_ENVELOPE_PAYLOADS = {"events_api": frozenset({"event_callback"}),
+                            "interactive": INTERACTIVE_TYPES}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +89,28 @@ class _UrlVerification(_Slice):
     challenge: str
 
 
+class _Team(_Slice):
+    id: str
+
+
+class _User(_Slice):
+    id: str
+
+
+class _Interactive(_Slice):
+    """A button pressed or a modal submitted: who, in which workspace (the rest is the
+    listener's to read, bot/interactive.py)."""
+
+    type: str
+    team: _Team
+    user: _User
+
+
 _MODELS: dict[str, type[_Slice]] = {
     "event_callback": _EventCallback,
     "url_verification": _UrlVerification,
+    "block_actions": _Interactive,
+    "view_submission": _Interactive,
 }
 
 
@@ -140,8 +161,8 @@ def check_payload(payload: object, envelope_type: str | None = None) -> Verdict:
     kind = payload.get("type")
     if not isinstance(kind, str):
         return Verdict(400, "the payload has no `type`")
-    expected = SOCKET_ENVELOPE_PAYLOADS.get(envelope_type or "", kind)
-    if kind != expected or kind not in SERVED_TYPES:
+    expected = SOCKET_ENVELOPE_PAYLOADS.get(envelope_type or "", SERVED_TYPES)
+    if kind not in expected or kind not in SERVED_TYPES:
         return Verdict(200, f"docbot does not handle {_quote(kind)} payloads", kind)
     try:
         _MODELS[kind].model_validate(payload)

@@ -1,5 +1,6 @@
 """The Slack listeners: which event goes where. Mentions and DMs are questions (bot/questions.py),
-reactions are feedback (bot/reactions.py); anything else is acknowledged and dropped.
+reactions and the feedback buttons are feedback (bot/reactions.py, bot/feedback_actions.py);
+anything else is acknowledged and dropped.
 """
 
 from __future__ import annotations
@@ -9,15 +10,18 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import InFlight, ListenerDeps
 from bot.events import Turn, mentions, parse_reaction, parse_turn
+from bot.feedback_actions import handle_feedback_press, handle_reason, reason_problems
+from bot.interactive import parse_button, parse_submission
 from bot.live import Answerer
 from bot.questions import claim_before_ack, handle_reason_only, handle_turn
 from bot.reactions import handle_reaction
+from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
 
 log = logging.getLogger("docbot.slack")
 
@@ -69,14 +73,46 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             reaction = parse_reaction(body)
             await handle_reaction(deps, client, reaction, context.bot_user_id, added=added)
 
+    async def on_feedback_button(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        with deps.in_flight.track():
+            await ack()
+            press = parse_button(body, FEEDBACK_ACTION)
+            if press is not None:
+                await handle_feedback_press(deps, client, press)
+
+    async def on_feedback_reason(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        with deps.in_flight.track():
+            submission = parse_submission(body)
+            problems = reason_problems(submission) if submission is not None else {}
+            if problems:
+                # Slack keeps the modal open and shows each problem beside its input.
+                await ack(response_action="errors", errors=problems)
+                return
+            await ack()
+            if submission is not None:
+                await handle_reason(deps, client, submission)
+
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
+
+    async def on_other_interaction(ack: AsyncAck, body: dict[str, Any]) -> None:
+        # A button or modal of an older docbot message: acknowledged, so Slack shows no error.
+        await ack()
+        log.debug("ignoring %s interaction", body.get("type"))
 
     app.middleware(claim_questions)
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
+    app.action(FEEDBACK_ACTION)(on_feedback_button)
+    app.view_submission(REASON_VIEW)(on_feedback_reason)
+    app.action(re.compile(r".*"))(on_other_interaction)
+    app.view(re.compile(r".*"))(on_other_interaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order
 
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from bot.render.feedback import feedback_block
 from bot.render.text import (
     ELLIPSIS,
     FALLBACK_CHARS,
@@ -160,6 +161,7 @@ def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
     footer = _feedback_footer(feedback)
     if footer:
         tail.append(context(footer))
+    tail.append(feedback_block())  # last: Slack shows the thumbs under the answer
     # One block stays free for the truncation note.
     sections, shown = _claim_sections(lines, MAX_BLOCKS - len(tail) - 1)
     blocks = [section(text) for text in sections]

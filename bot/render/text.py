@@ -82,6 +82,11 @@ def mrkdwn(text: str) -> dict[str, Any]:
     return {"type": "mrkdwn", "text": text, "verbatim": True}
 
 
+def plain_text(text: str) -> dict[str, Any]:
+    """A plain_text object (button labels, modal titles): Slack shows it as typed, links nothing."""
+    return {"type": "plain_text", "text": text, "emoji": True}
+
+
 def section(text: str) -> dict[str, Any]:
     return {"type": "section", "text": mrkdwn(text)}
 

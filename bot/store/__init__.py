@@ -5,9 +5,13 @@ embedded default. Everything callers need is importable from here.
 """
 
 from bot.store.contract import (
+    BUTTON_MARK,
     EVENT_RETENTION_SECONDS,
     FEEDBACK_KINDS,
     LEASE_SECONDS,
+    MARK_SOURCES,
+    REASON_CATEGORIES,
+    REASON_SOURCES,
     REASON_WINDOW_SECONDS,
     UNPOSTED,
     AnswerLog,
@@ -27,9 +31,13 @@ from bot.store.contract import (
 from bot.store.sqlite import SQLiteAnswerStore
 
 __all__ = [
+    "BUTTON_MARK",
     "EVENT_RETENTION_SECONDS",
     "FEEDBACK_KINDS",
     "LEASE_SECONDS",
+    "MARK_SOURCES",
+    "REASON_CATEGORIES",
+    "REASON_SOURCES",
     "REASON_WINDOW_SECONDS",
     "UNPOSTED",
     "AnswerLog",

@@ -13,6 +13,14 @@ from typing import Any, Protocol
 from retrieval.errors import DocbotError
 
 FEEDBACK_KINDS = ("wrong", "helpful")
+# Where a mark came from: an emoji reaction, or the feedback buttons under an answer (one per
+# person and answer, so the `emoji` of a button mark is BUTTON_MARK).
+MARK_SOURCES = ("reaction", "button")
+BUTTON_MARK = ""
+# Where a reason came from: a thread reply after a wrong-mark, or the thumbs-down modal.
+REASON_SOURCES = ("thread", "modal")
+# What the modal asks was wrong (the renderer owns their wording).
+REASON_CATEGORIES = ("wrong", "outdated", "incomplete", "wrong_channel")
 # Slack retries a delivery within minutes; three days of claims is ample and keeps the ledger
 # small. Older claims are pruned on open and then at most once an hour.
 EVENT_RETENTION_SECONDS = 3 * 24 * 3600
@@ -157,6 +165,8 @@ class FeedbackReason:
     user: str
     text: str
     at: str
+    source: str = "thread"  # one of REASON_SOURCES
+    category: str | None = None  # one of REASON_CATEGORIES, from the modal only
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,13 +180,22 @@ class FeedbackEntry:
     at: str
     record: AnswerRecord
     reasons: tuple[FeedbackReason, ...]  # from the same user on the same answer, oldest first
+    source: str = "reaction"  # one of MARK_SOURCES
 
 
 class FeedbackLog(Protocol):
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
     def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
     def wrong_count(self, answer_id: int) -> int: ...
-    def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None: ...
+    def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
+        """A press of a feedback button, in one step: the user's button mark becomes `kind`,
+        or is retracted when it already was `kind`. The user's button mark afterwards."""
+        ...
+
+    def add_reason(
+        self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
+        category: str | None = None,
+    ) -> None: ...  # fmt: skip
     def invite_reason(self, answer_id: int, user: str) -> None: ...
     def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...

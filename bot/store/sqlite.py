@@ -17,10 +17,13 @@ from typing import Any
 
 from bot.store import sqlite_ledger as ledger
 from bot.store.contract import (
+    BUTTON_MARK,
     EVENT_RETENTION_SECONDS,
     FEEDBACK_KINDS,
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
+    REASON_CATEGORIES,
+    REASON_SOURCES,
     REASON_WINDOW_SECONDS,
     UNPOSTED,
     AnswerRecord,
@@ -179,11 +182,7 @@ class SQLiteAnswerStore:
                 "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?",
                 (answer_id, user, emoji),
             )
-            conn.execute(
-                "DELETE FROM reason_invites WHERE answer_id = ? AND user = ? AND NOT EXISTS ("
-                "SELECT 1 FROM feedback WHERE answer_id = ? AND user = ? AND kind = 'wrong')",
-                (answer_id, user, answer_id, user),
-            )
+            _withdraw_invitation(conn, answer_id, user)
             return cursor.rowcount == 1
 
     def wrong_count(self, answer_id: int) -> int:
@@ -195,13 +194,45 @@ class SQLiteAnswerStore:
             ).fetchone()
         return int(row[0])
 
-    def add_reason(self, answer_id: int, user: str, text: str, at: str) -> None:
+    def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
+        """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
+        when it was `kind` already (pressing again takes it back). The mark afterwards."""
+        if kind not in FEEDBACK_KINDS:
+            raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
+        with self._write() as conn:
+            self._require_answer(conn, answer_id)
+            key = (answer_id, user, BUTTON_MARK)
+            row = conn.execute(
+                "SELECT kind FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
+            ).fetchone()
+            if row is not None and row[0] == kind:
+                conn.execute(
+                    "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
+                )
+                _withdraw_invitation(conn, answer_id, user)
+                return None
+            conn.execute(
+                "INSERT OR REPLACE INTO feedback (answer_id, user, emoji, kind, at, source) "
+                "VALUES (?, ?, ?, ?, ?, 'button')",
+                (*key, kind, at),
+            )
+            if kind != "wrong":
+                _withdraw_invitation(conn, answer_id, user)
+            return kind
+
+    def add_reason(
+        self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
+        category: str | None = None,
+    ) -> None:  # fmt: skip
         """Store what `user` said was wrong; this answers their invitation, if any."""
+        if source not in REASON_SOURCES or category not in (None, *REASON_CATEGORIES):
+            raise StoreError(f"a reason from {source!r} of category {category!r} is not known.")
         with self._write() as conn:
             self._require_answer(conn, answer_id)
             conn.execute(
-                "INSERT INTO reasons (answer_id, user, text, at) VALUES (?, ?, ?, ?)",
-                (answer_id, user, text, at),
+                "INSERT INTO reasons (answer_id, user, text, at, source, category) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (answer_id, user, text, at, source, category),
             )
             conn.execute(
                 "DELETE FROM reason_invites WHERE answer_id = ? AND user = ?", (answer_id, user)
@@ -234,14 +265,15 @@ class SQLiteAnswerStore:
         columns = ", ".join(f"a.{field}" for field in _ANSWER_FIELDS)
         with self._read() as conn:
             rows = conn.execute(
-                f"SELECT f.kind, f.emoji, f.user, f.at, {columns} FROM feedback f "
+                f"SELECT f.kind, f.emoji, f.user, f.at, f.source, {columns} FROM feedback f "
                 f"JOIN answers a ON a.id = f.answer_id {where} ORDER BY f.at, a.id, f.user"
             ).fetchall()
             reasons = _reasons(conn)
         return tuple(
             FeedbackEntry(
-                answer_id=row[4], kind=row[0], emoji=row[1], user=row[2], at=row[3],
-                record=_record(row[4:]), reasons=reasons.get((row[4], row[2]), ()),
+                answer_id=row[5], kind=row[0], emoji=row[1], user=row[2], at=row[3],
+                record=_record(row[5:]), reasons=reasons.get((row[5], row[2]), ()),
+                source=row[4],
             )
             for row in rows
         )  # fmt: skip
@@ -323,8 +355,19 @@ def _record(row: tuple[Any, ...]) -> AnswerRecord:
 
 def _reasons(conn: sqlite3.Connection) -> dict[tuple[int, str], tuple[FeedbackReason, ...]]:
     grouped: dict[tuple[int, str], list[FeedbackReason]] = {}
-    for answer_id, user, text, at in conn.execute(
-        "SELECT answer_id, user, text, at FROM reasons ORDER BY at, id"
+    for answer_id, user, text, at, source, category in conn.execute(
+        "SELECT answer_id, user, text, at, source, category FROM reasons ORDER BY at, id"
     ):
-        grouped.setdefault((answer_id, user), []).append(FeedbackReason(user, text, at))
+        reason = FeedbackReason(user, text, at, source, category)
+        grouped.setdefault((answer_id, user), []).append(reason)
     return {key: tuple(value) for key, value in grouped.items()}
+
+
+def _withdraw_invitation(conn: sqlite3.Connection, answer_id: int, user: str) -> None:
+    """Once `user` has no wrong-mark left on the answer, their next thread reply is a question
+    again, not a reason."""
+    conn.execute(
+        "DELETE FROM reason_invites WHERE answer_id = ? AND user = ? AND NOT EXISTS ("
+        "SELECT 1 FROM feedback WHERE answer_id = ? AND user = ? AND kind = 'wrong')",
+        (answer_id, user, answer_id, user),
+    )

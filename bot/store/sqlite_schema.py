@@ -75,6 +75,13 @@ _MIGRATIONS = (
     ALTER TABLE processed_mentions ADD COLUMN payload TEXT;
     CREATE INDEX answers_question ON answers (team, channel, question_ts);
     """,
+    # 4: marks and reasons say where they came from (contract.py MARK_SOURCES, REASON_SOURCES).
+    # Everything stored before this step came from a reaction or a thread reply.
+    """
+    ALTER TABLE feedback ADD COLUMN source TEXT NOT NULL DEFAULT 'reaction';
+    ALTER TABLE reasons ADD COLUMN source TEXT NOT NULL DEFAULT 'thread';
+    ALTER TABLE reasons ADD COLUMN category TEXT;
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

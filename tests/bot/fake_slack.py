@@ -55,6 +55,7 @@ class FakeSlack:
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
     _next_ts: int = 1_700_000_000
+    _next_view: int = 0
     _runner: web.AppRunner | None = None
     url: str = ""
 
@@ -232,6 +233,10 @@ class FakeSlack:
                 return self._replies(params)
             case "chat.postEphemeral":
                 return {"ok": True, "message_ts": self._ts()}
+            case "views.open" | "views.publish":
+                self._next_view += 1
+                view = {"id": f"V{self._next_view:08d}", **(params.get("view") or {})}
+                return {"ok": True, "view": view}
             case "reactions.add" | "reactions.remove":
                 return {"ok": True}
             case "apps.connections.open":
@@ -271,7 +276,7 @@ def _decode(request: web.Request, raw: str) -> dict[str, Any]:
         params.update(json.loads(raw))
     elif raw:
         params.update(parse_qsl(raw, keep_blank_values=True))
-    for key in ("blocks", "metadata"):
+    for key in ("blocks", "metadata", "view"):
         if isinstance(params.get(key), str):
             # Form-encoded calls carry these as JSON strings.
             params[key] = json.loads(params[key])

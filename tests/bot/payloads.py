@@ -137,3 +137,59 @@ def _rich_text(bot_user_id: str, text: str) -> dict[str, Any]:
 
 def _now_ts() -> str:
     return f"{time.time():.6f}"
+
+
+def block_actions(
+    action_id: str, value: str, *, team: str, channel: str, user: str, message_ts: str,
+    thread_ts: str | None = None, action_type: str = "feedback_buttons",
+) -> dict[str, Any]:  # fmt: skip
+    """A `block_actions` interaction: `user` pressed a button in the message `message_ts`."""
+    container: dict[str, Any] = {
+        "type": "message", "message_ts": message_ts, "channel_id": channel,
+        "is_ephemeral": False,
+    }  # fmt: skip
+    message: dict[str, Any] = {"type": "message", "ts": message_ts, "text": "docbot's answer"}
+    if thread_ts is not None:
+        container["thread_ts"] = message["thread_ts"] = thread_ts
+    return {
+        "type": "block_actions",
+        "user": {"id": user, "username": "asker", "name": "asker", "team_id": team},
+        "api_app_id": APP_ID,
+        "token": VERIFICATION_TOKEN,
+        "container": container,
+        "trigger_id": f"{message_ts.replace('.', '')}.{uuid.uuid4().hex[:12]}",
+        "team": {"id": team, "domain": "docbot-test"},
+        "enterprise": None,
+        "is_enterprise_install": False,
+        "channel": {"id": channel, "name": "general"},
+        "message": message,
+        "response_url": f"https://hooks.slack.com/actions/{team}/1/{uuid.uuid4().hex}",
+        "actions": [
+            {
+                "action_id": action_id, "block_id": uuid.uuid4().hex[:5], "type": action_type,
+                "value": value, "action_ts": _now_ts(),
+            }
+        ],
+    }  # fmt: skip
+
+
+def view_submission(
+    callback_id: str, values: dict[str, dict[str, Any]], *, team: str, user: str,
+    private_metadata: str = "",
+) -> dict[str, Any]:  # fmt: skip
+    """A `view_submission`: `user` sent the modal `callback_id` with its inputs' `values`."""
+    return {
+        "type": "view_submission",
+        "team": {"id": team, "domain": "docbot-test"},
+        "user": {"id": user, "username": "asker", "name": "asker", "team_id": team},
+        "api_app_id": APP_ID,
+        "token": VERIFICATION_TOKEN,
+        "trigger_id": f"{uuid.uuid4().int % 10**12}.{uuid.uuid4().hex[:12]}",
+        "view": {
+            "id": "V0MODAL", "team_id": team, "type": "modal", "callback_id": callback_id,
+            "private_metadata": private_metadata, "state": {"values": values},
+            "hash": uuid.uuid4().hex[:16], "app_id": APP_ID, "bot_id": "B0DOCBOT",
+        },
+        "response_urls": [],
+        "is_enterprise_install": False,
+    }  # fmt: skip

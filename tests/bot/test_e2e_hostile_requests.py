@@ -67,22 +67,22 @@ SIGNED_UNPARSEABLE: dict[str, tuple[bytes, str]] = {
     "form payload not JSON": (f"payload=%7B{MARK}".encode(), FORM),
     "form payload an array": (_form([MARK]), FORM),
     "empty body": (b"", JSON),
+    "block_actions without a team": (
+        _form({"type": "block_actions", "actions": [], "user": {"id": "U0ASKER"}, "note": MARK}),
+        FORM,
+    ),
+    "view_submission without a user": (
+        _form({"type": "view_submission", "team": {"id": TEAM}, "view": {"id": MARK}}),
+        FORM,
+    ),
 }
 
 SIGNED_UNSERVED: dict[str, tuple[bytes, str]] = {
-    "block_actions": (
-        _form(
-            {
-                "type": "block_actions",
-                "team": {"id": TEAM},
-                "actions": [],
-                "user": {"id": "U0ASKER"},
-                "note": MARK,
-            }
-        ),
+    "block_suggestion": (
+        _form({"type": "block_suggestion", "team": {"id": TEAM}, "value": MARK}),
         FORM,
     ),
-    "view_submission": (_form({"type": "view_submission", "view": {"id": MARK}}), FORM),
+    "view_closed": (_form({"type": "view_closed", "view": {"id": MARK}}), FORM),
     "app_rate_limited": (
         json.dumps(
             {"type": "app_rate_limited", "team_id": TEAM, "minute_rate_limited": 1, "note": MARK}

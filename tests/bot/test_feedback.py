@@ -62,12 +62,12 @@ def _run(store: SQLiteAnswerStore, fmt: Literal["text", "json", "csv"], wrong: b
 
 def test_feedback_command_text_joins_answer_reasons_and_summary(store: SQLiteAnswerStore) -> None:
     text = _run(store, "text", wrong=False)
-    assert "wrong (:x:) by U2 at 2026-10-03T11:00:00" in text
+    assert "wrong (reaction :x:) by U2 at 2026-10-03T11:00:00" in text
     assert "Q: how do I roll back?" in text
     assert "- Claim citing ops.md. [2]" in text
     assert "[1] handbook/deploy.md § Rollback (L4-L9) https://x/deploy.md#L4" in text
-    assert "U2 at 2026-10-03T11:01:00: rollback moved to the deploy CLI" in text
-    assert "helpful (:white_check_mark:) by U4" in text
+    assert "U2 at 2026-10-03T11:01:00 (thread reply): rollback moved to the deploy CLI" in text
+    assert "helpful (reaction :white_check_mark:) by U4" in text
     summary = text.split("Sources most often cited in answers marked wrong:\n")[1]
     assert summary.splitlines() == [
         "     2  handbook/deploy.md",
@@ -77,7 +77,7 @@ def test_feedback_command_text_joins_answer_reasons_and_summary(store: SQLiteAns
 
 def test_feedback_command_wrong_only_leaves_helpful_out(store: SQLiteAnswerStore) -> None:
     text = _run(store, "text", wrong=True)
-    assert text.count(" wrong (:") == 3
+    assert text.count(" wrong (reaction :") == 3
     assert "helpful" not in text and "runbooks" not in text
 
 
@@ -99,8 +99,10 @@ def test_feedback_command_json_is_complete(store: SQLiteAnswerStore) -> None:
     assert first["claims"][0] == {"text": "Claim citing deploy.md.", "citations": [1]}
     assert first["sources"][1]["path"] == "ops.md"
     assert first["reasons"] == [
-        {"user": "U2", "text": "rollback moved to the deploy CLI", "at": "2026-10-03T11:01:00"}
-    ]
+        {"user": "U2", "text": "rollback moved to the deploy CLI", "at": "2026-10-03T11:01:00",
+         "source": "thread", "category": None}
+    ]  # fmt: skip
+    assert first["source"] == "reaction"
     assert report["most_cited_in_wrong"][0] == {"source": "handbook/deploy.md", "wrong_answers": 2}
 
 
@@ -109,7 +111,10 @@ def test_feedback_command_csv_rows_are_defanged(store: SQLiteAnswerStore) -> Non
     assert len(rows) == 3
     assert tuple(rows[0]) == CSV_FIELDS
     assert rows[0]["claims"] == "Claim citing deploy.md. [1]\nClaim citing ops.md. [2]"
-    assert rows[0]["reasons"] == "U2 at 2026-10-03T11:01:00: rollback moved to the deploy CLI"
+    assert rows[0]["reasons"] == (
+        "U2 at 2026-10-03T11:01:00 (thread reply): rollback moved to the deploy CLI"
+    )
+    assert rows[0]["source"] == "reaction"
     assert rows[1]["emoji"] == "-1"  # data columns are left exactly as stored
     # A question that looks like a formula is quoted so a spreadsheet shows it as text.
     assert rows[2]["question"] == '\'=HYPERLINK("http://evil")'
@@ -167,3 +172,25 @@ def test_feedback_command_text_indents_multi_line_claims_under_their_bullet(
     finally:
         store.close()
     assert "    - Run:\n      ```\n      make rollback\n      ``` [1]\n" in text
+
+
+def test_feedback_command_says_where_each_mark_and_reason_came_from(
+    store: SQLiteAnswerStore,
+) -> None:
+    """A feedback button's mark and the modal's reason are told apart from reactions and thread
+    replies in every format."""
+    record = store.find_answer("T1", "C1", "2.0")
+    assert record is not None and record.id is not None
+    assert store.toggle_mark(record.id, "U7", "wrong", "2026-10-03T12:00:00") == "wrong"
+    store.add_reason(record.id, "U7", "step 3 changed", "2026-10-03T12:01:00", source="modal",
+                     category="outdated")  # fmt: skip
+    text = _run(store, "text", wrong=True)
+    assert "wrong (feedback button) by U7 at 2026-10-03T12:00:00" in text
+    assert "U7 at 2026-10-03T12:01:00 (modal: outdated): step 3 changed" in text
+    entries = json.loads(_run(store, "json", wrong=True))["entries"]
+    button = [e for e in entries if e["user"] == "U7"]
+    assert [(e["source"], e["emoji"]) for e in button] == [("button", "")]
+    assert button[0]["reasons"][0]["category"] == "outdated"
+    rows = [r for r in csv.DictReader(io.StringIO(_run(store, "csv", wrong=True)))
+            if r["user"] == "U7"]  # fmt: skip
+    assert [r["source"] for r in rows] == ["button"]

@@ -40,9 +40,13 @@ def test_check_signed_wants_digits_and_the_right_secret() -> None:
 def test_check_payload_sends_only_events_api_envelopes_to_bolt() -> None:
     assert check_payload(EVENT, "events_api").dispatch
     assert check_payload(EVENT).dispatch
-    for envelope_type in ("interactive", "slash_commands", "hello"):
+    for envelope_type in ("slash_commands", "hello"):
         verdict = check_payload({"type": "block_actions"}, envelope_type)
         assert verdict.status == 200 and envelope_type in verdict.reason
+    pressed = {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"}}
+    assert check_payload(pressed, "interactive").dispatch
+    assert check_payload({"type": "block_actions"}, "interactive").status == 400
+    assert check_payload(EVENT, "interactive").status == 200
     challenge = {"type": "url_verification", "challenge": "c"}
     assert check_payload(challenge).dispatch and not check_payload(challenge, "events_api").dispatch
     assert check_payload([EVENT], "events_api").status == 400

@@ -71,7 +71,8 @@ def test_manifest_subscribes_to_the_events_the_app_handles() -> None:
     settings = _manifest()["settings"]
     assert set(settings["event_subscriptions"]["bot_events"]) == NEEDED_EVENTS
     assert settings["socket_mode_enabled"] is True
-    assert settings["interactivity"]["is_enabled"] is False
+    # The feedback buttons and the modal (block_actions, view_submission) need interactivity.
+    assert settings["interactivity"]["is_enabled"] is True
 
 
 def test_manifest_bot_user_is_docbot_and_accepts_dms() -> None:

@@ -150,13 +150,16 @@ def test_escape_neutralises_slack_control_characters() -> None:
     assert escape("&amp;") == "&amp;amp;"  # already-escaped text is shown literally, as written
 
 
+def _texts(block: dict[str, Any]) -> list[str]:
+    """The mrkdwn a block shows (the feedback buttons carry docbot's own fixed labels only)."""
+    if block["type"] == "context_actions":
+        return []
+    texts = [block["text"]["text"]] if "text" in block else []
+    return texts + [element["text"] for element in block.get("elements", ())]
+
+
 def _all_text(message: Message) -> list[str]:
-    texts = [message.text]
-    for block in message.blocks:
-        if "text" in block:
-            texts.append(block["text"]["text"])
-        texts.extend(element["text"] for element in block.get("elements", ()))
-    return texts
+    return [message.text] + [text for block in message.blocks for text in _texts(block)]
 
 
 def _assert_inert(message: Message, urls: set[str]) -> None:
@@ -222,9 +225,7 @@ def _assert_within_limits(message: Message) -> None:
     assert 0 < len(message.blocks) <= MAX_BLOCKS
     assert message.text.strip()
     for block in message.blocks:
-        texts = [block["text"]["text"]] if "text" in block else []
-        texts += [element["text"] for element in block.get("elements", ())]
-        for text in texts:
+        for text in _texts(block):
             assert 0 < len(text) < 3000
             # Every link is whole and every `&` begins a whole entity: nothing was cut mid-way.
             assert text.count("<") == text.count(">") == len(LINK.findall(text))
@@ -239,7 +240,8 @@ def test_render_answer_many_claims_truncates_but_keeps_sources() -> None:
     text = "\n".join(_all_text(message))
     assert "more claims not shown" in text
     assert "*Sources*" in text and "doc20.md" in text
-    assert "if this is wrong" in message.blocks[-1]["elements"][0]["text"]
+    assert "if this is wrong" in message.blocks[-2]["elements"][0]["text"]
+    assert message.blocks[-1]["type"] == "context_actions"
 
 
 def test_render_answer_splits_a_huge_claim_never_mid_link_or_entity() -> None:

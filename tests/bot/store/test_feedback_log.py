@@ -123,3 +123,34 @@ def test_feedback_rejects_unknown_kind_and_answer(store: AnswerStore) -> None:
         store.add_feedback(999, "U2", "wrong", "x", "t")
     with pytest.raises(StoreError, match="no answer with id 999"):
         store.add_reason(999, "U2", "why", "t")
+
+
+def test_feedback_button_mark_is_one_per_person_toggles_and_keeps_reactions(
+    store: AnswerStore,
+) -> None:
+    answer_id = store.save_answer(record())
+    assert store.toggle_mark(answer_id, "U2", "helpful", "t1") == "helpful"
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t2") == "wrong"  # replaces, not adds
+    assert store.add_feedback(answer_id, "U2", "wrong", "x", "t3") is True  # a reaction beside it
+    marks = [(e.source, e.kind, e.emoji) for e in store.feedback_entries(wrong_only=False)]
+    assert marks == [("button", "wrong", ""), ("reaction", "wrong", "x")]
+    assert store.wrong_count(answer_id) == 1  # one person
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t4") is None  # pressed again: taken back
+    assert [e.source for e in store.feedback_entries(wrong_only=False)] == ["reaction"]
+    with pytest.raises(StoreError):
+        store.toggle_mark(answer_id, "U2", "meh", "t5")
+    with pytest.raises(StoreError):
+        store.toggle_mark(answer_id + 99, "U2", "wrong", "t5")
+
+
+def test_feedback_reason_keeps_its_source_and_category(store: AnswerStore) -> None:
+    answer_id = marked_wrong(store)
+    store.add_reason(answer_id, "U2", "", "t1", source="modal", category="wrong_channel")
+    (entry,) = store.feedback_entries(wrong_only=True)
+    assert [(r.source, r.category, r.text) for r in entry.reasons] == [
+        ("modal", "wrong_channel", "")
+    ]
+    with pytest.raises(StoreError):
+        store.add_reason(answer_id, "U2", "x", "t2", source="email")
+    with pytest.raises(StoreError):
+        store.add_reason(answer_id, "U2", "x", "t2", source="modal", category="rude")

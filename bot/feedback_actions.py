@@ -1,0 +1,129 @@
+"""The feedback buttons under an answer: 👍 records helpful, 👎 records wrong and opens the "what
+was wrong?" modal, pressing either again takes the mark back; the modal's answer is stored with
+the report like a reason given in the thread. One mark per person and answer (the store's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.deps import ListenerDeps
+from bot.interactive import ButtonPress, Submission, field
+from bot.render import Message
+from bot.render.feedback import (
+    CATEGORY_ACTION,
+    CATEGORY_BLOCK,
+    DETAIL_ACTION,
+    DETAIL_BLOCK,
+    HELPFUL,
+    WRONG,
+    feedback_failed,
+    mark_recorded,
+    not_my_answer,
+    reason_modal,
+    reason_recorded,
+)
+from bot.store import REASON_CATEGORIES, AnswerRecord
+from bot.webapi import SLACK_CALL_ERRORS, slack_error
+
+log = logging.getLogger("docbot.slack")
+
+_KINDS = {HELPFUL: "helpful", WRONG: "wrong"}  # button value -> the store's feedback kind
+_REF_KEYS = ("team", "channel", "reply_ts")  # what the modal carries to find its answer
+
+
+async def handle_feedback_press(
+    deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress
+) -> None:
+    """Record (or take back) the press; a new wrong-mark opens the modal asking what was wrong."""
+    kind = _KINDS.get(press.value)
+    if kind is None or not await _served(deps, press.team):
+        return
+    try:
+        record = await asyncio.to_thread(
+            deps.store.find_answer, press.team, press.channel, press.message_ts
+        )
+        if record is None or record.id is None:
+            await _tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
+            return
+        at = deps.now().isoformat()
+        mark = await asyncio.to_thread(deps.store.toggle_mark, record.id, press.user, kind, at)
+    except Exception:
+        log.exception("recording a feedback button on %s/%s failed", press.channel,
+                      press.message_ts)  # fmt: skip
+        await _tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
+        return
+    if mark == "wrong" and press.trigger_id and await _open_modal(client, press, record):
+        return
+    await _tell(client, press.channel, press.thread_ts, press.user, mark_recorded(_value(mark)))
+
+
+def reason_problems(submission: Submission) -> dict[str, str]:
+    """What to fix in a submitted modal, by block id (Slack shows it beside the input)."""
+    choice = field(submission, CATEGORY_BLOCK, CATEGORY_ACTION).get("selected_option")
+    category = choice.get("value") if isinstance(choice, Mapping) else None
+    if category not in REASON_CATEGORIES:
+        return {CATEGORY_BLOCK: "Choose what was wrong with the answer."}
+    if any(key not in submission.metadata for key in _REF_KEYS):
+        return {CATEGORY_BLOCK: "This form is not about one of my answers; close it."}
+    return {}
+
+
+async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: Submission) -> None:
+    """Store a submitted modal (checked by reason_problems) with the answer it is about."""
+    ref = submission.metadata
+    if ref["team"] != submission.team or not await _served(deps, submission.team):
+        return
+    choice = field(submission, CATEGORY_BLOCK, CATEGORY_ACTION).get("selected_option") or {}
+    detail = field(submission, DETAIL_BLOCK, DETAIL_ACTION).get("value")
+    text = detail.strip() if isinstance(detail, str) else ""
+    try:
+        record = await asyncio.to_thread(
+            deps.store.find_answer, ref["team"], ref["channel"], ref["reply_ts"]
+        )
+        if record is None or record.id is None:
+            return  # the answer is gone (pruned store): nothing to attach the reason to
+        await asyncio.to_thread(
+            deps.store.add_reason, record.id, submission.user, text, deps.now().isoformat(),
+            source="modal", category=str(choice.get("value")),
+        )  # fmt: skip
+        reply = reason_recorded()
+    except Exception:
+        log.exception("storing a feedback reason on %s/%s failed", ref["channel"], ref["reply_ts"])
+        return
+    await _tell(client, record.channel, record.thread_ts, submission.user, reply)
+
+
+async def _served(deps: ListenerDeps, team: str) -> bool:
+    return team in (await deps.runtime.current()).config.teams
+
+
+def _value(mark: str | None) -> str | None:
+    return {kind: value for value, kind in _KINDS.items()}.get(mark or "")
+
+
+async def _open_modal(client: AsyncWebClient, press: ButtonPress, record: AnswerRecord) -> bool:
+    ref = {"team": record.team, "channel": record.channel, "reply_ts": record.reply_ts}
+    try:
+        await client.views_open(trigger_id=press.trigger_id, view=reason_modal(ref))
+    except SLACK_CALL_ERRORS as exc:
+        log.warning("views.open for %s failed: %s", press.user, slack_error(exc))
+        return False
+    return True
+
+
+async def _tell(
+    client: AsyncWebClient, channel: str, thread_ts: str, user: str, message: Message
+) -> None:
+    """An ephemeral word to `user` in the answer's thread; cosmetic, so failures are logged."""
+    try:
+        await client.chat_postEphemeral(
+            channel=channel, user=user, thread_ts=thread_ts, text=message.text,
+            blocks=[dict(block) for block in message.blocks],
+        )  # fmt: skip
+    except SLACK_CALL_ERRORS as exc:
+        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))

@@ -1,0 +1,128 @@
+"""Feedback wording: the thumbs under every answer, the "what was wrong?" modal a thumbs down
+opens, and what docbot says back. The ids here are how the listeners recognise the payloads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from bot.render.text import Message, plain_text, section
+
+# action_id of the feedback_buttons element, and the values its two buttons send.
+FEEDBACK_ACTION = "docbot_feedback"
+HELPFUL = "helpful"
+WRONG = "wrong"
+# callback_id of the modal, and the block/action ids of its two inputs.
+REASON_VIEW = "docbot_feedback_reason"
+CATEGORY_BLOCK, CATEGORY_ACTION = "category", "category_choice"
+DETAIL_BLOCK, DETAIL_ACTION = "detail", "detail_text"
+# Slack caps a plain_text_input at 3,000 characters; a reason needs far fewer.
+DETAIL_MAX_CHARS = 2_000
+# store REASON_CATEGORIES -> what the modal offers.
+CATEGORY_LABELS = {
+    "wrong": "It is wrong",
+    "outdated": "It is outdated",
+    "incomplete": "It is incomplete",
+    "wrong_channel": "Wrong channel for this question",
+}
+
+
+def feedback_block() -> dict[str, Any]:
+    """The `context_actions` block every answer ends with: Slack's own thumbs up / down.
+
+    Pressing one again takes the mark back (bot/feedback_actions.py); emoji reactions on the
+    answer keep working beside it."""
+    return {
+        "type": "context_actions",
+        "elements": [
+            {
+                "type": "feedback_buttons",
+                "action_id": FEEDBACK_ACTION,
+                "positive_button": {
+                    "text": plain_text("👍"),
+                    "value": HELPFUL,
+                    "accessibility_label": "This answer helped",
+                },
+                "negative_button": {
+                    "text": plain_text("👎"),
+                    "value": WRONG,
+                    "accessibility_label": "Something is wrong with this answer",
+                },
+            }
+        ],
+    }
+
+
+def reason_modal(answer_ref: Mapping[str, str]) -> dict[str, Any]:
+    """The modal a thumbs down opens; `answer_ref` (team, channel, reply ts) rides along in
+    `private_metadata` so the submission finds the answer it is about."""
+    options = [
+        {"text": plain_text(label), "value": code} for code, label in CATEGORY_LABELS.items()
+    ]
+    return {
+        "type": "modal",
+        "callback_id": REASON_VIEW,
+        "private_metadata": json.dumps(dict(answer_ref), sort_keys=True),
+        "title": plain_text("What was wrong?"),
+        "submit": plain_text("Send"),
+        "close": plain_text("Skip"),
+        "blocks": [
+            section(
+                "Thanks for the 👎. Telling the docbot admins what was wrong helps them fix the "
+                "docs or docbot; your answer is stored with the report."
+            ),
+            {
+                "type": "input",
+                "block_id": CATEGORY_BLOCK,
+                "label": plain_text("The answer"),
+                "element": {
+                    "type": "radio_buttons",
+                    "action_id": CATEGORY_ACTION,
+                    "options": options,
+                },
+            },
+            {
+                "type": "input",
+                "block_id": DETAIL_BLOCK,
+                "optional": True,
+                "label": plain_text("Anything else? (the right answer, a better doc)"),
+                "element": {
+                    "type": "plain_text_input",
+                    "action_id": DETAIL_ACTION,
+                    "multiline": True,
+                    "max_length": DETAIL_MAX_CHARS,
+                },
+            },
+        ],
+    }
+
+
+def mark_recorded(mark: str | None) -> Message:
+    """The ephemeral word after a press of a feedback button (its state afterwards)."""
+    if mark == HELPFUL:
+        text = "Thanks, I noted that this answer helped. Press 👍 again to take it back."
+    elif mark == WRONG:
+        text = "Thanks, I logged this answer as wrong. Press 👎 again to take it back."
+    else:
+        text = "Done: your feedback on this answer is taken back."
+    return Message(text=text, blocks=(section(text),))
+
+
+def reason_recorded() -> Message:
+    text = "Thanks, I saved what was wrong with the report on my answer."
+    return Message(text=text, blocks=(section(text),))
+
+
+def not_my_answer() -> Message:
+    text = (
+        "I can't find that answer in my records any more, so I could not save your feedback. "
+        "Please tell the docbot admins."
+    )
+    return Message(text=text, blocks=(section(text),))
+
+
+def feedback_failed() -> Message:
+    text = "Sorry, I could not save your feedback; please try again, or tell the docbot admins."
+    return Message(text=text, blocks=(section(text),))

@@ -248,12 +248,14 @@ def loopback_http_client() -> openai.DefaultAsyncHttpxClient:
 
 
 @contextmanager
-def fake_in_thread() -> Iterator[FakeOpenAI]:
+def fake_in_thread(
+    respond: Callable[[Recorded], Reply | None] | None = None,
+) -> Iterator[FakeOpenAI]:
     """The fake on its own loop in a thread, for code that runs its own asyncio.run (the CLI)."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    fake = FakeOpenAI()
+    fake = FakeOpenAI(respond=respond)
     asyncio.run_coroutine_threadsafe(fake.__aenter__(), loop).result(10)
     try:
         yield fake

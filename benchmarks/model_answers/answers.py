@@ -1,0 +1,157 @@
+"""The hand-written model answers: what a strong model writes for a dev question, claim by claim.
+
+Each line of `<corpus>.jsonl` is one model answer to one dev question of
+`benchmarks/questions/<corpus>.jsonl`; its split is that question's (`dev_questions.split_of`, by
+question id), so nothing tuned on train questions is ever measured on their answers. Claims name
+their evidence by `quotes` (verbatim excerpts of the corpus files in `files`), never by evidence
+id: the replay server finds the ids in the prompt (replay.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions, split_of
+
+HERE = Path(__file__).resolve().parent
+CORPUS_NAMES = tuple(sorted(p.stem for p in HERE.glob("*.jsonl")))  # httpx, django
+
+# How a faithful claim says what its quotes say.
+STYLES = (
+    "paraphrase",  # the sentence reworded
+    "you",  # "you can ..." phrasing of an impersonal sentence
+    "combined",  # two sentences (often of two items) in one claim
+    "backticks",  # identifiers, values and paths in `code` formatting
+    "one_line_code",  # a code example from several lines written on one
+    "spanish",  # the answer in the question's language (prompt rule 7)
+    "chinese",
+)
+# How an unfaithful claim goes wrong while still quoting real evidence.
+UNFAITHFUL = (
+    "invented_parameter",  # a parameter, setting or function the docs do not have
+    "wrong_evidence",  # the right quote, but cites an item that does not hold it
+    "outside_knowledge",  # plausible, true elsewhere, not in the evidence
+    "changed_number",  # a number or default value changed
+    "spelled_count",  # a count written out in words, changed ("three steps" for four)
+    "bool_swapped",  # True for False or the reverse
+    "negation_added",  # "not" where the evidence affirms
+    "negation_removed",  # the evidence's "not" dropped
+)
+KINDS = ("faithful", *UNFAITHFUL)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelClaim:
+    kind: str  # one of KINDS
+    style: str  # one of STYLES for a faithful claim, "" otherwise
+    text: str
+    quotes: tuple[str, ...]
+
+    @property
+    def faithful(self) -> bool:
+        return self.kind == "faithful"
+
+    @property
+    def label(self) -> str:
+        return f"faithful/{self.style}" if self.faithful else self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAnswer:
+    id: str
+    corpus: str
+    question_id: str
+    question: str
+    files: tuple[str, ...]  # corpus files (relative to the collection) the quotes come from
+    claims: tuple[ModelClaim, ...]
+
+    @property
+    def split(self) -> str:
+        return split_of(self.question_id)
+
+    @property
+    def faithful(self) -> bool:
+        return all(c.faithful for c in self.claims)
+
+
+class AnswerSetError(ValueError):
+    """A line of a model-answer file is malformed; the message names the file and line."""
+
+
+def load_answers(corpus: str, split: str = "all") -> tuple[ModelAnswer, ...]:
+    """The corpus's model answers of `split` (train, test or all), checked as they are read."""
+    path = HERE / f"{corpus}.jsonl"
+    questions = {q.id: q for q in load_questions(corpus)}
+    out: list[ModelAnswer] = []
+    seen: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{number}"
+        try:
+            answer = _answer(corpus, json.loads(line), questions)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnswerSetError(f"{where}: {exc}; compare with the lines around it") from None
+        if answer.id in seen:
+            raise AnswerSetError(f"{where}: answer id {answer.id!r} is used twice")
+        seen.add(answer.id)
+        if split in ("all", answer.split):
+            out.append(answer)
+    return tuple(out)
+
+
+def _answer(corpus: str, row: dict[str, object], questions: dict[str, Question]) -> ModelAnswer:
+    question_id = str(row["question"])
+    question = questions.get(question_id)
+    if question is None:
+        raise ValueError(f"question {question_id!r} is not in benchmarks/questions/{corpus}.jsonl")
+    claims = tuple(_claim(c) for c in _list(row["claims"]))
+    if not claims:
+        raise ValueError("an answer needs at least one claim")
+    return ModelAnswer(
+        id=str(row["id"]),
+        corpus=corpus,
+        question_id=question_id,
+        question=question.question,
+        files=tuple(str(f) for f in _list(row["files"])),
+        claims=claims,
+    )
+
+
+def _claim(row: object) -> ModelClaim:
+    if not isinstance(row, dict):
+        raise TypeError(f"a claim must be an object, not {row!r}")
+    kind = str(row["kind"])
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    style = str(row.get("style", ""))
+    if (kind == "faithful") != bool(style) or (style and style not in STYLES):
+        raise ValueError(f"a faithful claim has a style of {', '.join(STYLES)}; others have none")
+    quotes = tuple(str(q) for q in _list(row["quotes"]))
+    if not quotes or not all(q.strip() for q in quotes):
+        raise ValueError(f"claim {row['text']!r} needs at least one non-empty quote")
+    return ModelClaim(kind, style, str(row["text"]), quotes)
+
+
+def _list(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, not {value!r}")
+    return value
+
+
+def flat(text: str) -> str:
+    """Whitespace collapsed: how quotes are matched against files and evidence."""
+    return " ".join(text.split())
+
+
+def corpus_folder(corpus: str) -> Path:
+    return (CORPORA / SETS[corpus][0]).resolve()
+
+
+def missing_quotes(answer: ModelAnswer) -> list[str]:
+    """Quotes of `answer` that occur in none of its `files` (read in place from the corpus)."""
+    folder = corpus_folder(answer.corpus)
+    texts = [flat((folder / f).read_text(encoding="utf-8")) for f in answer.files]
+    return [q for c in answer.claims for q in c.quotes if not any(flat(q) in t for t in texts)]

@@ -16,9 +16,9 @@ from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
 from bot.progress import terminal_progress
 from bot.render import post_kwargs, render_answer
-from bot.runtime import pipeline_loader, store_path
+from bot.runtime import pipeline_loader
 from bot.settings import Settings
-from bot.store import SQLiteAnswerStore
+from bot.store.select import database_url, open_store, sqlite_path
 from grounding.answer import Answer, AnswerStatus
 from retrieval.chunks import Hit
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
@@ -318,7 +318,7 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     pipeline = load_pipeline(config)
     # docbot.yml and the index are read again when they change, before the next question.
     reload = Reload(config_path, load_pipeline)
-    store = SQLiteAnswerStore(store_path(config))
+    store = open_store(config, settings)
     try:
         serving = run_serve(
             config, settings, pipeline, store, host=args.host, port=args.port, reload=reload
@@ -332,11 +332,12 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 def _feedback(args: argparse.Namespace, out: TextIO) -> int:
 
     config = _config(args)
-    path = store_path(config)
-    if not path.exists():
+    settings = Settings.from_env(os.environ)
+    path = sqlite_path(config)
+    if database_url(config, settings) is None and not path.exists():
         print(f"No answers recorded yet ({path} does not exist).", file=out)
         return 0
-    store = SQLiteAnswerStore(path)
+    store = open_store(config, settings)
     try:
         fmt: Literal["text", "json", "csv"] = "json" if args.json else "csv" if args.csv else "text"
         feedback_command(store, wrong_only=args.wrong, fmt=fmt, out=out)

@@ -6,7 +6,6 @@ Only the CLI calls this; everything below receives its dependencies as arguments
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from bot.settings import Settings
 from grounding.deadline import Clock
@@ -19,8 +18,6 @@ from retrieval.errors import ConfigError
 from retrieval.index import Index
 from retrieval.links import url_resolver
 from retrieval.tokens import TiktokenCounter
-
-STORE_FILE = "answers.sqlite3"
 
 
 def make_generator(answer: AnswerConfig, settings: Settings) -> Generator:
@@ -74,7 +71,3 @@ def pipeline_loader(settings: Settings) -> Callable[[Config], AnswerPipeline]:
         return make_pipeline(config, Index.load(config), make_generator(config.answer, settings))
 
     return load
-
-
-def store_path(config: Config) -> Path:
-    return config.state_dir / STORE_FILE

@@ -19,6 +19,7 @@ ENV_NAMES: dict[str, str] = {
     "OPENAI_API_KEY": "openai_api_key",
     "OPENAI_BASE_URL": "openai_base_url",
     "DOCBOT_SLACK_API_URL": "slack_api_url",
+    "DOCBOT_DATABASE_URL": "database_url",
 }
 
 
@@ -35,6 +36,9 @@ class Settings(BaseModel):
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None
     slack_api_url: str | None = None
+    # The PostgreSQL answer store (postgresql://user:password@host/db); wins over docbot.yml's
+    # database_url. Secret: it may hold the password.
+    database_url: SecretStr | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -74,6 +78,18 @@ class Settings(BaseModel):
     def _url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("https://", "http://")):
             raise ValueError(f"{value!r} is not an http(s) URL")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise ValueError(
+                "is not a PostgreSQL URL: write postgresql://user:password@host:5432/dbname, "
+                "or unset it to keep the answer store in SQLite in state_dir"
+            )
         return value
 
     @property

@@ -276,6 +276,20 @@ class Config(_Model):
     retrieval: RetrievalConfig = RetrievalConfig()
     feedback: FeedbackConfig = FeedbackConfig()
     serve: ServeConfig = ServeConfig()
+    # The PostgreSQL answer store several replicas share; unset: SQLite in state_dir.
+    # DOCBOT_DATABASE_URL, when set, wins (and keeps a password out of this file).
+    database_url: str | None = None
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        # Never echo the value: it may hold a password.
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                "must be a PostgreSQL URL, postgresql://user@host:5432/dbname (put a password "
+                "in DOCBOT_DATABASE_URL instead), or be left out for SQLite in state_dir"
+            )
+        return value
 
     @field_validator("teams")
     @classmethod

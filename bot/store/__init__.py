@@ -1,7 +1,8 @@
 """The answer store: every reply docbot posted, the feedback on it, and the event ledger.
 
 The contract (bot/store/contract.py) is what the Slack app depends on; `SQLiteAnswerStore` is the
-embedded default. Everything callers need is importable from here.
+embedded default, `PostgresAnswerStore` the one several replicas share (bot/store/select.py picks).
+Everything callers need is importable from here.
 """
 
 from bot.store.contract import (
@@ -27,7 +28,9 @@ from bot.store.contract import (
     MentionKey,
     Resumable,
     StoreError,
+    StoreUnavailable,
 )
+from bot.store.postgres import PostgresAnswerStore
 from bot.store.sqlite import SQLiteAnswerStore
 
 __all__ = [
@@ -51,7 +54,9 @@ __all__ = [
     "FeedbackLog",
     "FeedbackReason",
     "MentionKey",
+    "PostgresAnswerStore",
     "Resumable",
     "SQLiteAnswerStore",
     "StoreError",
+    "StoreUnavailable",
 ]

@@ -41,6 +41,12 @@ class StoreError(DocbotError):
     """The answer store cannot be opened, read or written."""
 
 
+class StoreUnavailable(StoreError):
+    """The store's server cannot be reached right now (a lost connection, a restart): the
+    operation did not happen, and may succeed once the server is back. The store logs the outage
+    once, when it begins, and once when it ends; callers need not log it per event."""
+
+
 # --- event ledger ------------------------------------------------------------------------------
 
 
@@ -90,9 +96,11 @@ class EventLedger(Protocol):
     running process: pid plus a random token, so a restart under the same pid is another owner).
 
     Each operation is one atomic step against a shared database, so replicas can share it: in
-    SQLite one IMMEDIATE transaction; in PostgreSQL `claim` is one `INSERT ... ON CONFLICT DO
-    UPDATE ... WHERE state <> 'done' AND expires <= now() RETURNING ...` (no row back: BUSY or
-    DONE), and the others are single conditional UPDATEs. The clock is the store's own.
+    SQLite one IMMEDIATE transaction; in PostgreSQL `claim` is one transaction of `INSERT ... ON
+    CONFLICT DO NOTHING` (a row back: NEW), else a conditional `UPDATE ... WHERE state <> 'done'
+    AND expires <= :now` (a row back: TAKEN_OVER or UNSURE), else BUSY or DONE; the others are
+    single conditional UPDATEs. The clock is the store's own (the caller's, in PostgreSQL: each
+    replica's clock decides when a lease it reads has lapsed).
     """
 
     def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:

@@ -1,107 +1,115 @@
-"""The SQLite store's schema as versioned steps (`PRAGMA user_version`), applied in order.
-
-Each step moves the schema from version i to i + 1; append, never edit, once released, so a file
-written by any earlier docbot upgrades in place.
-"""
+"""The SQLite store's schema as versioned steps (bot/store/migrations.py), its version kept in
+`PRAGMA user_version`. Append, never edit, once released."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from bot.store.contract import StoreError
+from bot.store.migrations import Step, pending
 
-_MIGRATIONS = (
-    """
-    CREATE TABLE answers (
-        id INTEGER PRIMARY KEY,
-        team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
-        reply_ts TEXT NOT NULL, question_ts TEXT NOT NULL, asker TEXT NOT NULL,
-        question TEXT NOT NULL, status TEXT NOT NULL, generator TEXT NOT NULL,
-        answer_json TEXT NOT NULL, created TEXT NOT NULL,
-        UNIQUE (team, channel, reply_ts)
-    );
-    CREATE INDEX answers_thread ON answers (team, channel, thread_ts);
-    CREATE TABLE feedback (
-        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-        user TEXT NOT NULL, kind TEXT NOT NULL, emoji TEXT NOT NULL, at TEXT NOT NULL,
-        PRIMARY KEY (answer_id, user, emoji)
-    );
-    CREATE TABLE reasons (
-        id INTEGER PRIMARY KEY,
-        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-        user TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL
-    );
-    CREATE INDEX reasons_answer ON reasons (answer_id, user);
-    CREATE TABLE processed_events (event_id TEXT PRIMARY KEY, seen REAL NOT NULL);
-    CREATE INDEX processed_events_seen ON processed_events (seen);
-    CREATE TABLE processed_mentions (
-        team TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT NOT NULL, seen REAL NOT NULL,
-        PRIMARY KEY (team, channel, ts)
-    );
-    CREATE INDEX processed_mentions_seen ON processed_mentions (seen);
-    """,
-    # 2: invitations to say what was wrong outlive a restart. `invited` is the store's clock
-    # (epoch seconds). Wrong-marks still awaiting a reason when a file is upgraded become
-    # invitations dated by their mark, so an upgrade (itself a restart) loses none.
-    """
-    CREATE TABLE reason_invites (
-        answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
-        user TEXT NOT NULL, invited REAL NOT NULL,
-        PRIMARY KEY (answer_id, user)
-    );
-    CREATE INDEX reason_invites_invited ON reason_invites (invited);
-    INSERT INTO reason_invites (answer_id, user, invited)
-        SELECT f.answer_id, f.user, MIN((julianday(f.at) - 2440587.5) * 86400.0)
-        FROM feedback f
-        WHERE f.kind = 'wrong' AND julianday(f.at) IS NOT NULL AND NOT EXISTS (
-            SELECT 1 FROM reasons r WHERE r.answer_id = f.answer_id AND r.user = f.user
-        )
-        GROUP BY f.answer_id, f.user;
-    """,
-    # 3: claims are leases (bot/store/contract.py EventLedger). A claim recorded before this
-    # step was final the moment it was made, so it stays done: the upgrade answers nothing twice.
-    # New claims always set `state`; the default is only for the rows already there. A
-    # mention's `payload` is the message itself, so a run that never finished can be resumed.
-    """
-    ALTER TABLE processed_events ADD COLUMN state TEXT NOT NULL DEFAULT 'done';
-    ALTER TABLE processed_events ADD COLUMN owner TEXT;
-    ALTER TABLE processed_events ADD COLUMN expires REAL;
-    ALTER TABLE processed_events ADD COLUMN reply_ts TEXT;
-    ALTER TABLE processed_mentions ADD COLUMN state TEXT NOT NULL DEFAULT 'done';
-    ALTER TABLE processed_mentions ADD COLUMN owner TEXT;
-    ALTER TABLE processed_mentions ADD COLUMN expires REAL;
-    ALTER TABLE processed_mentions ADD COLUMN reply_ts TEXT;
-    ALTER TABLE processed_mentions ADD COLUMN payload TEXT;
-    CREATE INDEX answers_question ON answers (team, channel, question_ts);
-    """,
-    # 4: marks and reasons say where they came from (contract.py MARK_SOURCES, REASON_SOURCES).
+STEPS = (
+    Step(
+        "answers, feedback, reasons and the claims ledger",
+        (
+            """CREATE TABLE answers (
+                id INTEGER PRIMARY KEY,
+                team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+                reply_ts TEXT NOT NULL, question_ts TEXT NOT NULL, asker TEXT NOT NULL,
+                question TEXT NOT NULL, status TEXT NOT NULL, generator TEXT NOT NULL,
+                answer_json TEXT NOT NULL, created TEXT NOT NULL,
+                UNIQUE (team, channel, reply_ts)
+            )""",
+            "CREATE INDEX answers_thread ON answers (team, channel, thread_ts)",
+            """CREATE TABLE feedback (
+                answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user TEXT NOT NULL, kind TEXT NOT NULL, emoji TEXT NOT NULL, at TEXT NOT NULL,
+                PRIMARY KEY (answer_id, user, emoji)
+            )""",
+            """CREATE TABLE reasons (
+                id INTEGER PRIMARY KEY,
+                answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL
+            )""",
+            "CREATE INDEX reasons_answer ON reasons (answer_id, user)",
+            "CREATE TABLE processed_events (event_id TEXT PRIMARY KEY, seen REAL NOT NULL)",
+            "CREATE INDEX processed_events_seen ON processed_events (seen)",
+            """CREATE TABLE processed_mentions (
+                team TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT NOT NULL, seen REAL NOT NULL,
+                PRIMARY KEY (team, channel, ts)
+            )""",
+            "CREATE INDEX processed_mentions_seen ON processed_mentions (seen)",
+        ),
+    ),
+    # `invited` is the store's clock (epoch seconds). Wrong-marks still awaiting a reason when a
+    # file is upgraded become invitations dated by their mark, so an upgrade (itself a restart)
+    # loses none.
+    Step(
+        "invitations to say what was wrong outlive a restart",
+        (
+            """CREATE TABLE reason_invites (
+                answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user TEXT NOT NULL, invited REAL NOT NULL,
+                PRIMARY KEY (answer_id, user)
+            )""",
+            "CREATE INDEX reason_invites_invited ON reason_invites (invited)",
+            """INSERT INTO reason_invites (answer_id, user, invited)
+                SELECT f.answer_id, f.user, MIN((julianday(f.at) - 2440587.5) * 86400.0)
+                FROM feedback f
+                WHERE f.kind = 'wrong' AND julianday(f.at) IS NOT NULL AND NOT EXISTS (
+                    SELECT 1 FROM reasons r WHERE r.answer_id = f.answer_id AND r.user = f.user
+                )
+                GROUP BY f.answer_id, f.user""",
+        ),
+    ),
+    # A claim recorded before this step was final the moment it was made, so it stays done: the
+    # upgrade answers nothing twice. New claims always set `state`; the default is only for the
+    # rows already there. A mention's `payload` is the message itself, so a run that never
+    # finished can be resumed.
+    Step(
+        "claims are leases (bot/store/contract.py EventLedger)",
+        (
+            "ALTER TABLE processed_events ADD COLUMN state TEXT NOT NULL DEFAULT 'done'",
+            "ALTER TABLE processed_events ADD COLUMN owner TEXT",
+            "ALTER TABLE processed_events ADD COLUMN expires REAL",
+            "ALTER TABLE processed_events ADD COLUMN reply_ts TEXT",
+            "ALTER TABLE processed_mentions ADD COLUMN state TEXT NOT NULL DEFAULT 'done'",
+            "ALTER TABLE processed_mentions ADD COLUMN owner TEXT",
+            "ALTER TABLE processed_mentions ADD COLUMN expires REAL",
+            "ALTER TABLE processed_mentions ADD COLUMN reply_ts TEXT",
+            "ALTER TABLE processed_mentions ADD COLUMN payload TEXT",
+            "CREATE INDEX answers_question ON answers (team, channel, question_ts)",
+        ),
+    ),
     # Everything stored before this step came from a reaction or a thread reply.
-    """
-    ALTER TABLE feedback ADD COLUMN source TEXT NOT NULL DEFAULT 'reaction';
-    ALTER TABLE reasons ADD COLUMN source TEXT NOT NULL DEFAULT 'thread';
-    ALTER TABLE reasons ADD COLUMN category TEXT;
-    """,
+    Step(
+        "marks and reasons say where they came from (contract.py MARK_SOURCES, REASON_SOURCES)",
+        (
+            "ALTER TABLE feedback ADD COLUMN source TEXT NOT NULL DEFAULT 'reaction'",
+            "ALTER TABLE reasons ADD COLUMN source TEXT NOT NULL DEFAULT 'thread'",
+            "ALTER TABLE reasons ADD COLUMN category TEXT",
+        ),
+    ),
 )
-SCHEMA_VERSION = len(_MIGRATIONS)
+SCHEMA_VERSION = len(STEPS)
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:
     """Bring the file at `path` to SCHEMA_VERSION, one transaction per step."""
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{path}: the answer store has schema version {version}, newer than this docbot "
-            f"understands ({SCHEMA_VERSION}). Upgrade docbot, or point state_dir elsewhere."
-        )
-    for target in range(version + 1, SCHEMA_VERSION + 1):
+    for index in pending(version, STEPS, str(path)):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _MIGRATIONS[target - 1].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {target}")
+            for statement in STEPS[index].statements:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {index + 1}")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+
+def script(versions: int) -> str:
+    """The first `versions` steps as one script, for tests that build an old file by hand."""
+    statements = [s for step in STEPS[:versions] for s in step.statements]
+    return ";\n".join([*statements, f"PRAGMA user_version = {versions}"]) + ";"

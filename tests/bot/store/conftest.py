@@ -1,5 +1,6 @@
 """The store contract's tests run against every backend: each test asks for `backend` (or the
-`store` it opens) and runs once per entry of BACKENDS. PostgreSQL joins the list next."""
+`store` it opens) and runs once per entry of BACKENDS: SQLite in a temporary folder, and
+PostgreSQL on the session's real server (tests/conftest.py; skipped when none can start)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from bot.store import AnswerRecord, AnswerStore, SQLiteAnswerStore
+from bot.store import AnswerRecord, AnswerStore, PostgresAnswerStore, SQLiteAnswerStore
 from grounding.answer import Answer, AnswerStatus, Claim, Omitted, Retrieved, Source, Usage
 from retrieval.scopes import ConversationKind, Scope
 
-BACKENDS = ("sqlite",)
+BACKENDS = ("sqlite", "postgres")
 
 
 class FakeClock:
@@ -46,9 +47,20 @@ def _sqlite(path: Path) -> Callable[..., AnswerStore]:
     return opener
 
 
+def _postgres(url: str) -> Callable[..., AnswerStore]:
+    def opener(**options: Any) -> AnswerStore:
+        return PostgresAnswerStore(url, **options)
+
+    return opener
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-    backend = Backend(request.param, _sqlite(tmp_path / "state" / "answers.sqlite3"))
+    if request.param == "postgres":
+        opener = _postgres(request.getfixturevalue("postgres_url"))
+    else:
+        opener = _sqlite(tmp_path / "state" / "answers.sqlite3")
+    backend = Backend(request.param, opener)
     yield backend
     for store in backend.opened:
         store.close()

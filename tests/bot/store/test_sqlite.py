@@ -19,7 +19,7 @@ from bot.store import (
     StoreError,
 )
 from bot.store.sqlite import PENDING_REASON_SQL
-from bot.store.sqlite_schema import _MIGRATIONS, SCHEMA_VERSION
+from bot.store.sqlite_schema import SCHEMA_VERSION, script
 from retrieval.errors import DocbotError
 from tests.bot.store.conftest import FakeClock, marked_wrong
 
@@ -45,7 +45,7 @@ def test_sqlite_upgrades_a_version_1_file_keeping_awaited_reasons(tmp_path: Path
     invitations dated by their mark, so the upgrade (itself a restart) loses none."""
     path = tmp_path / "s.db"
     conn = sqlite3.connect(path)
-    conn.executescript(_MIGRATIONS[0] + "PRAGMA user_version = 1;")
+    conn.executescript(script(1))
     conn.execute(
         "INSERT INTO answers (id, team, channel, thread_ts, reply_ts, question_ts, asker, "
         "question, status, generator, answer_json, created) VALUES "
@@ -114,7 +114,7 @@ def test_sqlite_after_close_raises_a_store_error(sqlite_store: SQLiteAnswerStore
 def _version_2_file(path: Path) -> None:
     """A file as docbot wrote it before claims were leases: one answered mention, one event."""
     conn = sqlite3.connect(path)
-    conn.executescript(_MIGRATIONS[0] + _MIGRATIONS[1] + "PRAGMA user_version = 2;")
+    conn.executescript(script(2))
     conn.execute("INSERT INTO processed_events (event_id, seen) VALUES ('EvOld', 999000.0)")
     conn.execute(
         "INSERT INTO processed_mentions (team, channel, ts, seen) "

@@ -1,0 +1,266 @@
+"""`AnswerStore` on a PostgreSQL server, for several `docbot serve` replicas sharing one store.
+
+Selected by DOCBOT_DATABASE_URL or `database_url:` in docbot.yml (bot/store/select.py). The
+connection, its pool and its failures are postgres_engine.py's; the ledger's statements
+postgres_ledger.py's; the schema postgres_schema.py's. Every method is one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import text as sql
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.store import postgres_feedback as feedback
+from bot.store import postgres_ledger as ledger
+from bot.store.contract import (
+    EVENT_RETENTION_SECONDS,
+    LEASE_SECONDS,
+    PRUNE_EVERY_SECONDS,
+    REASON_WINDOW_SECONDS,
+    UNPOSTED,
+    AnswerRecord,
+    Claim,
+    ClaimKey,
+    FeedbackEntry,
+    Resumable,
+    StoreError,
+)
+from bot.store.postgres_engine import Database, database_url
+from bot.store.postgres_schema import next_step
+
+_ANSWER_COLUMNS = ", ".join(feedback.ANSWER_COLUMNS)
+_Row = tuple[Any, ...]
+
+
+class PostgresAnswerStore:
+    """`AnswerStore` on PostgreSQL; safe to share between threads, and between processes."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        event_retention_seconds: float = EVENT_RETENTION_SECONDS,
+        reason_window_seconds: float = REASON_WINDOW_SECONDS,
+        lease_seconds: float = LEASE_SECONDS,
+        pool_size: int = 5,
+        timeout_seconds: float = 5.0,
+    ) -> None:
+        self._db = Database(database_url(url), pool_size=pool_size, timeout_seconds=timeout_seconds)
+        self._clock = clock
+        self._lease = lease_seconds
+        self._retention = event_retention_seconds
+        self._reason_window = reason_window_seconds
+        self._prune_lock = threading.Lock()
+        self._last_prune = float("-inf")
+        try:
+            while self._db.run(lambda conn: next_step(conn, self._db.shown)):
+                pass
+            self._prune_if_due()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @property
+    def where(self) -> str:
+        """The server and database, password masked: for log lines."""
+        return self._db.shown
+
+    # --- event ledger --------------------------------------------------------------------
+
+    def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:
+        self._prune_if_due()
+        now = self._clock()
+        return self._db.run(lambda c: ledger.claim(c, key, owner, now, self._lease, payload))
+
+    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+        now = self._clock()
+        return self._db.run(lambda c: ledger.resumable(c, now, window_seconds, limit))
+
+    def renew(self, key: ClaimKey, owner: str) -> bool:
+        expires = self._clock() + self._lease
+        return self._db.run(lambda c: ledger.renew(c, key, owner, expires))
+
+    def begin_post(self, key: ClaimKey, owner: str) -> bool:
+        expires = self._clock() + self._lease
+        return self._db.run(lambda c: ledger.begin_post(c, key, owner, expires))
+
+    def finish(self, key: ClaimKey, reply_ts: str | None = None) -> None:
+        self._db.run(lambda c: ledger.finish(c, key, reply_ts))
+
+    def release(self, key: ClaimKey, owner: str) -> None:
+        now = self._clock()
+        self._db.run(lambda c: ledger.release(c, key, owner, now))
+
+    # --- answer log ----------------------------------------------------------------------
+
+    def save_answer(self, record: AnswerRecord) -> int:
+        answer = record.answer
+        values = {
+            "team": record.team, "channel": record.channel, "thread_ts": record.thread_ts,
+            "reply_ts": record.reply_ts, "question_ts": record.question_ts,
+            "asker": record.asker, "question": record.question,
+            "status": str(answer.get("status", "")), "generator": str(answer.get("generator", "")),
+            "answer": json.dumps(answer, ensure_ascii=False, sort_keys=True),
+            "created": record.created,
+        }  # fmt: skip
+        statement = sql(
+            "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
+            "question, status, generator, answer, created) VALUES (:team, :channel, :thread_ts, "
+            ":reply_ts, :question_ts, :asker, :question, :status, :generator, "
+            "CAST(:answer AS JSONB), :created) ON CONFLICT DO NOTHING RETURNING id"
+        )
+
+        async def save(conn: AsyncConnection) -> int | None:
+            return (await conn.execute(statement, values)).scalar()
+
+        answer_id = self._db.run(save)
+        if answer_id is None:
+            raise StoreError(
+                f"{self.where}: an answer for reply {record.reply_ts} in channel "
+                f"{record.channel} is already stored; each reply is saved once."
+            )
+        return int(answer_id)
+
+    def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None:
+        row = self._first(
+            f"SELECT {_ANSWER_COLUMNS} FROM answers "
+            "WHERE team = :team AND channel = :channel AND reply_ts = :reply_ts",
+            {"team": team, "channel": channel, "reply_ts": reply_ts},
+        )
+        return None if row is None else feedback.record(row)
+
+    def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
+        row = self._first(
+            f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE team = :team AND channel = :channel "
+            "AND question_ts = :question_ts AND reply_ts NOT LIKE :unposted ORDER BY id LIMIT 1",
+            {"team": team, "channel": channel, "question_ts": question_ts,
+             "unposted": f"{UNPOSTED}%"},
+        )  # fmt: skip
+        return None if row is None else feedback.record(row)
+
+    def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
+        rows = self._all(
+            "SELECT question FROM answers WHERE team = :team AND channel = :channel "
+            "AND thread_ts = :thread_ts ORDER BY id",
+            {"team": team, "channel": channel, "thread_ts": thread_ts},
+        )
+        return tuple(str(row[0]) for row in rows)
+
+    # --- feedback (postgres_feedback.py) ------------------------------------------------
+
+    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
+        """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
+        feedback.check_kind(kind)
+
+        async def add(conn: AsyncConnection) -> bool:
+            await feedback.require_answer(conn, answer_id, self.where)
+            return await feedback.add_mark(conn, answer_id, user, kind, emoji, at)
+
+        return self._db.run(add)
+
+    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
+        """Retract a reaction; False when there was nothing to retract. Retracting the user's
+        last wrong-mark on the answer also withdraws the invitation to say why."""
+        return self._db.run(lambda c: feedback.remove_mark(c, answer_id, user, emoji))
+
+    def wrong_count(self, answer_id: int) -> int:
+        """How many people marked the answer wrong (two wrong-emoji from one person count once)."""
+        row = self._first(
+            "SELECT COUNT(DISTINCT user_id) FROM feedback WHERE answer_id = :id AND kind = 'wrong'",
+            {"id": answer_id},
+        )
+        return 0 if row is None else int(row[0])
+
+    def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
+        """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
+        when it was `kind` already (pressing again takes it back). The mark afterwards."""
+        feedback.check_kind(kind)
+
+        async def toggle(conn: AsyncConnection) -> str | None:
+            await feedback.require_answer(conn, answer_id, self.where)
+            return await feedback.toggle_mark(conn, answer_id, user, kind, at)
+
+        return self._db.run(toggle)
+
+    def add_reason(
+        self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
+        category: str | None = None,
+    ) -> None:  # fmt: skip
+        """Store what `user` said was wrong; this answers their invitation, if any."""
+
+        async def add(conn: AsyncConnection) -> None:
+            await feedback.require_answer(conn, answer_id, self.where)
+            await feedback.add_reason(conn, answer_id, user, text, at, source, category)
+
+        self._db.run(add)
+
+    def invite_reason(self, answer_id: int, user: str) -> None:
+        """Remember that `user`, having marked the answer wrong, was asked to say why; a new
+        invitation on the same answer restarts the window."""
+        now = self._clock()
+
+        async def invite(conn: AsyncConnection) -> None:
+            await feedback.require_answer(conn, answer_id, self.where)
+            await feedback.invite(conn, answer_id, user, now)
+
+        self._db.run(invite)
+
+    def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None:
+        """The answer in this thread that `user` marked wrong and was invited to explain, and
+        has not explained yet (the latest invitation first); None when there is none in the
+        reason window."""
+        row = self._first(
+            "SELECT a.id FROM answers a JOIN reason_invites i ON i.answer_id = a.id "
+            "WHERE a.team = :team AND a.channel = :channel AND a.thread_ts = :thread_ts "
+            "AND i.user_id = :user AND i.invited >= :cutoff "
+            "ORDER BY i.invited DESC, a.id DESC LIMIT 1",
+            {"team": team, "channel": channel, "thread_ts": thread_ts, "user": user,
+             "cutoff": self._clock() - self._reason_window},
+        )  # fmt: skip
+        return None if row is None else int(row[0])
+
+    def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
+        """Every recorded mark joined with its answer and reasons, oldest first."""
+        return self._db.run(lambda c: feedback.entries(c, wrong_only))
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _first(self, statement: str, values: dict[str, Any]) -> _Row | None:
+        async def read(conn: AsyncConnection) -> _Row | None:
+            row = (await conn.execute(sql(statement), values)).first()
+            return None if row is None else tuple(row)
+
+        return self._db.run(read)
+
+    def _all(self, statement: str, values: dict[str, Any]) -> list[_Row]:
+        async def read(conn: AsyncConnection) -> list[_Row]:
+            return [tuple(row) for row in await conn.execute(sql(statement), values)]
+
+        return self._db.run(read)
+
+    def _prune_if_due(self) -> None:
+        """Forget old claims and lapsed invitations, at most once an hour per process."""
+        now = self._clock()
+        with self._prune_lock:
+            if now - self._last_prune < PRUNE_EVERY_SECONDS:
+                return
+            self._last_prune = now
+
+        async def prune(conn: AsyncConnection) -> None:
+            await ledger.prune(conn, now - self._retention)
+            await conn.execute(
+                sql("DELETE FROM reason_invites WHERE invited < :cutoff"),
+                {"cutoff": now - self._reason_window},
+            )
+
+        self._db.run(prune)

@@ -1,0 +1,135 @@
+"""The event ledger's statements on PostgreSQL: each function runs inside the caller's
+transaction, and each step that grants or changes a claim is one statement whose condition the
+server checks on the row it locks, so two replicas racing on one key cannot both win it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.store.contract import Claim, ClaimKey, EventKey, MentionKey, Resumable
+
+_DONE, _CLAIMED, _POSTING = "done", "claimed", "posting"
+
+
+def _where(key: ClaimKey) -> tuple[str, str, dict[str, Any]]:
+    """The key's table, its WHERE clause and parameters."""
+    if isinstance(key, EventKey):
+        return "processed_events", "event_id = :event_id", {"event_id": key.event_id}
+    return (
+        "processed_mentions",
+        "team = :team AND channel = :channel AND ts = :ts",
+        {"team": key.team, "channel": key.channel, "ts": key.ts},
+    )
+
+
+async def claim(
+    conn: AsyncConnection, key: ClaimKey, owner: str, now: float, lease: float,
+    payload: str | None,
+) -> Claim:  # fmt: skip
+    table, where, params = _where(key)
+    values = {**params, "now": now, "owner": owner, "expires": now + lease, "payload": payload}
+    if isinstance(key, EventKey):
+        insert = (
+            "INSERT INTO processed_events (event_id, seen, state, owner, expires) "
+            f"VALUES (:event_id, :now, '{_CLAIMED}', :owner, :expires) "
+            "ON CONFLICT DO NOTHING RETURNING 1"
+        )
+        values.pop("payload")
+    else:
+        insert = (
+            "INSERT INTO processed_mentions (team, channel, ts, seen, state, owner, expires, "
+            f"payload) VALUES (:team, :channel, :ts, :now, '{_CLAIMED}', :owner, :expires, "
+            ":payload) ON CONFLICT DO NOTHING RETURNING 1"
+        )
+    if (await conn.execute(text(insert), values)).first() is not None:
+        return Claim.NEW
+    values.pop("payload", None)
+    # Under READ COMMITTED a racing takeover re-checks this WHERE on the row the winner wrote,
+    # so only one replica takes a lapsed lease.
+    taken = (
+        await conn.execute(
+            text(
+                f"UPDATE {table} SET owner = :owner, expires = :expires WHERE {where} "
+                f"AND state <> '{_DONE}' AND expires <= :now RETURNING state"
+            ),
+            values,
+        )
+    ).first()
+    if taken is not None:
+        return Claim.UNSURE if taken[0] == _POSTING else Claim.TAKEN_OVER
+    state = (await conn.execute(text(f"SELECT state FROM {table} WHERE {where}"), params)).scalar()
+    return Claim.DONE if state == _DONE else Claim.BUSY
+
+
+async def renew(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float) -> bool:
+    table, where, params = _where(key)
+    row = await conn.execute(
+        text(
+            f"UPDATE {table} SET expires = :expires WHERE {where} AND owner = :owner "
+            f"AND state <> '{_DONE}' RETURNING 1"
+        ),
+        {**params, "expires": expires, "owner": owner},
+    )
+    return row.first() is not None
+
+
+async def begin_post(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float) -> bool:
+    table, where, params = _where(key)
+    row = await conn.execute(
+        text(
+            f"UPDATE {table} SET state = '{_POSTING}', expires = :expires WHERE {where} "
+            f"AND owner = :owner AND state <> '{_DONE}' RETURNING 1"
+        ),
+        {**params, "expires": expires, "owner": owner},
+    )
+    return row.first() is not None
+
+
+async def finish(conn: AsyncConnection, key: ClaimKey, reply_ts: str | None) -> None:
+    table, where, params = _where(key)
+    await conn.execute(
+        text(
+            f"UPDATE {table} SET state = '{_DONE}', expires = NULL, "
+            f"reply_ts = COALESCE(CAST(:reply_ts AS TEXT), reply_ts) WHERE {where}"
+        ),
+        {**params, "reply_ts": reply_ts},
+    )
+
+
+async def release(conn: AsyncConnection, key: ClaimKey, owner: str, now: float) -> None:
+    table, where, params = _where(key)
+    await conn.execute(
+        text(
+            f"UPDATE {table} SET expires = :now WHERE {where} AND owner = :owner "
+            f"AND state <> '{_DONE}'"
+        ),
+        {**params, "now": now, "owner": owner},
+    )
+
+
+async def resumable(
+    conn: AsyncConnection, now: float, window: float, limit: int
+) -> tuple[Resumable, ...]:
+    rows = await conn.execute(
+        text(
+            "SELECT team, channel, ts, payload FROM processed_mentions "
+            f"WHERE seen >= :since AND state <> '{_DONE}' AND payload IS NOT NULL "
+            "AND expires <= :now ORDER BY seen, team, channel, ts LIMIT :limit"
+        ),
+        {"since": now - window, "now": now, "limit": limit},
+    )
+    return tuple(Resumable(MentionKey(r[0], r[1], r[2]), r[3]) for r in rows)
+
+
+async def prune(conn: AsyncConnection, cutoff: float) -> None:
+    """Forget claims first seen before `cutoff`, finished or not: Slack retries no longer."""
+    await conn.execute(
+        text("DELETE FROM processed_events WHERE seen < :cutoff"), {"cutoff": cutoff}
+    )
+    await conn.execute(
+        text("DELETE FROM processed_mentions WHERE seen < :cutoff"), {"cutoff": cutoff}
+    )

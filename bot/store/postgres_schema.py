@@ -1,0 +1,85 @@
+"""The PostgreSQL store's schema as versioned steps (bot/store/migrations.py), its version kept in
+the `docbot_schema` table. Append, never edit, once released.
+
+Replicas may start together: each step runs in its own transaction under a transaction-level
+advisory lock, so exactly one applies it and the others then find it applied. The tables match
+SQLite's, with PostgreSQL's types: identity ids, `user_id` (`user` is reserved), the answer as
+JSONB, the lease clock as double precision epoch seconds. Its first step is SQLite's four.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.store.migrations import Step, pending
+
+# Any fixed 64-bit key, the same in every docbot: "docbots" in ASCII.
+MIGRATION_LOCK = 0x646F63626F74_73
+
+STEPS = (
+    Step(
+        "answers, marks and reasons with their sources, reason invitations, claims as leases",
+        (
+            """CREATE TABLE answers (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+                reply_ts TEXT NOT NULL, question_ts TEXT NOT NULL, asker TEXT NOT NULL,
+                question TEXT NOT NULL, status TEXT NOT NULL, generator TEXT NOT NULL,
+                answer JSONB NOT NULL, created TEXT NOT NULL,
+                UNIQUE (team, channel, reply_ts)
+            )""",
+            "CREATE INDEX answers_thread ON answers (team, channel, thread_ts)",
+            "CREATE INDEX answers_question ON answers (team, channel, question_ts)",
+            """CREATE TABLE feedback (
+                answer_id BIGINT NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, kind TEXT NOT NULL, emoji TEXT NOT NULL,
+                at TEXT NOT NULL, source TEXT NOT NULL,
+                PRIMARY KEY (answer_id, user_id, emoji)
+            )""",
+            """CREATE TABLE reasons (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                answer_id BIGINT NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL,
+                source TEXT NOT NULL, category TEXT
+            )""",
+            "CREATE INDEX reasons_answer ON reasons (answer_id, user_id)",
+            """CREATE TABLE reason_invites (
+                answer_id BIGINT NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, invited DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (answer_id, user_id)
+            )""",
+            "CREATE INDEX reason_invites_invited ON reason_invites (invited)",
+            """CREATE TABLE processed_events (
+                event_id TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL,
+                state TEXT NOT NULL, owner TEXT, expires DOUBLE PRECISION, reply_ts TEXT
+            )""",
+            "CREATE INDEX processed_events_seen ON processed_events (seen)",
+            """CREATE TABLE processed_mentions (
+                team TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT NOT NULL,
+                seen DOUBLE PRECISION NOT NULL, state TEXT NOT NULL, owner TEXT,
+                expires DOUBLE PRECISION, reply_ts TEXT, payload TEXT,
+                PRIMARY KEY (team, channel, ts)
+            )""",
+            "CREATE INDEX processed_mentions_seen ON processed_mentions (seen)",
+        ),
+    ),
+)
+SCHEMA_VERSION = len(STEPS)
+
+
+async def next_step(conn: AsyncConnection, where: str) -> bool:
+    """Apply the next pending step inside the caller's transaction; False when none is left."""
+    await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+    await conn.execute(text("CREATE TABLE IF NOT EXISTS docbot_schema (version INTEGER NOT NULL)"))
+    version = (await conn.execute(text("SELECT max(version) FROM docbot_schema"))).scalar()
+    todo = pending(int(version or 0), STEPS, where)
+    if not todo:
+        return False
+    for statement in STEPS[todo[0]].statements:
+        await conn.execute(text(statement))
+    await conn.execute(text("DELETE FROM docbot_schema"))
+    await conn.execute(
+        text("INSERT INTO docbot_schema (version) VALUES (:version)"), {"version": todo[0] + 1}
+    )
+    return True

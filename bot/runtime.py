@@ -12,7 +12,9 @@ from grounding.deadline import Clock
 from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
+from grounding.generators.structured import ModelBacked
 from grounding.pipeline import AnswerPipeline
+from grounding.rewrite import ModelRewriter, QueryRewriter
 from retrieval.config import AnswerConfig, Config
 from retrieval.errors import ConfigError
 from retrieval.index import Index
@@ -60,7 +62,16 @@ def make_pipeline(
         k=config.answer.k,
         deadline_seconds=config.answer.deadline_seconds,
         clock=clock,
+        rewriter=make_rewriter(config.answer, generator),
+        rewrite_seconds=config.answer.rewrite_timeout_seconds,
     )
+
+
+def make_rewriter(answer: AnswerConfig, generator: Generator) -> QueryRewriter | None:
+    """The query rewrite on the generator's own model; none offline or with `rewrite: off`."""
+    if answer.rewrite == "off" or not isinstance(generator, ModelBacked):
+        return None
+    return ModelRewriter(generator.structured, mode=answer.rewrite)
 
 
 def pipeline_loader(settings: Settings) -> Callable[[Config], AnswerPipeline]:

@@ -61,6 +61,10 @@ class Deadline:
     def unbounded(cls, clock: Clock) -> Deadline:
         return cls(math.inf, math.inf, clock)
 
+    def within(self, seconds: float) -> Deadline:
+        """This deadline, or `seconds` from now if that comes first (one step's share)."""
+        return Deadline(self.seconds, min(self.expires_at, self.clock.now() + seconds), self.clock)
+
     def remaining(self) -> float:
         return max(0.0, self.expires_at - self.clock.now())
 

@@ -1,7 +1,7 @@
 """The answer pipeline: question and scope in, a verified Answer out.
 
-Retrieve inside the scope, pack, generate (one regeneration for unknown evidence ids or quotes),
-verify.
+Rewrite the question into search queries (with a model, when it may help), retrieve inside the
+scope, pack, generate (one regeneration for unknown evidence ids or quotes), verify.
 Logs carry ids, statuses and timings only: never document text, claims or the question.
 """
 
@@ -24,6 +24,7 @@ from grounding.generators.base import (
 )
 from grounding.prompt import build_prompt, correction_note
 from grounding.retriever import Retriever
+from grounding.rewrite import QueryRewriter, Rewrite, rewrite_or_not
 from grounding.schema import GroundedResponse
 from grounding.untrusted import new_nonce
 from grounding.verification import (
@@ -34,14 +35,15 @@ from grounding.verification import (
     verify,
 )
 from retrieval.chunks import Chunk, Hit
-from retrieval.config import DEADLINE_SECONDS
+from retrieval.config import DEADLINE_SECONDS, REWRITE_SECONDS
+from retrieval.fusion import fuse_queries
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope
 
 # Earlier questions of a thread help retrieval ("and for staging?"); more than a few dilute it.
 CONTEXT_QUESTIONS = 3
 # Every answer names every stage; a stage that did not run took 0.0 ms.
-STAGES = ("retrieve", "pack", "generate", "verify")
+STAGES = ("rewrite", "retrieve", "pack", "generate", "verify")
 
 _ADMINS = "Try again in a minute; the docbot admins can see the details in its log."
 # What a user reads for each GenerationError kind. The generator's own message can quote the model
@@ -75,6 +77,8 @@ class AnswerPipeline:
         *,
         deadline_seconds: float = DEADLINE_SECONDS,
         clock: Clock | None = None,
+        rewriter: QueryRewriter | None = None,
+        rewrite_seconds: float = REWRITE_SECONDS,
     ) -> None:
         self._retriever = retriever
         self._generator = generator
@@ -85,6 +89,8 @@ class AnswerPipeline:
         self._log = logger or logging.getLogger("docbot.pipeline")
         self._deadline_seconds = deadline_seconds
         self._clock = clock or SystemClock()
+        self._rewriter = rewriter
+        self._rewrite_seconds = rewrite_seconds
 
     async def answer(
         self,
@@ -105,9 +111,13 @@ class AnswerPipeline:
         if scope.is_empty:
             return self._finish(_refused(question, scope), scope, hits=0)
         started = time.perf_counter()
-        hits = await asyncio.to_thread(
-            self._retriever.search, _query(question, context), scope, self._k
+        # Its own share of the deadline, so a slow rewrite leaves the answer time to be made.
+        rewrite = await rewrite_or_not(
+            self._rewriter, question, context, deadline.within(self._rewrite_seconds), self._log
         )
+        rewrite_ms = _ms_since(started)
+        started = time.perf_counter()
+        hits = await asyncio.to_thread(self._search, _query(question, context), rewrite, scope)
         hits = self._inside(hits, scope)
         retrieve_ms = _ms_since(started)
         started = time.perf_counter()
@@ -121,8 +131,9 @@ class AnswerPipeline:
             self._retriever.adjacent,
             nonce=new_nonce(),  # unpredictable per request: a document cannot forge the fence
         )
-        timings = _timings(retrieve=retrieve_ms, pack=_ms_since(started))
+        timings = _timings(rewrite=rewrite_ms, retrieve=retrieve_ms, pack=_ms_since(started))
         base = _base_answer(question, scope, hits, packet, self._generator.name, timings)
+        base = replace(base, usage=rewrite.usage)
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
         answer = await self._generate(base, packet, user_id, deadline)
@@ -140,7 +151,9 @@ class AnswerPipeline:
         except GenerationError as exc:
             return self._failed(_timed(base, "generate", _ms_since(started)), exc)
         response, usage = await self._regenerate_if_needed(request, first)
-        generated = _timed(replace(base, usage=usage), "generate", _ms_since(started))
+        generated = _timed(
+            replace(base, usage=_sum(base.usage, usage)), "generate", _ms_since(started)
+        )
         started = time.perf_counter()
         verification = verify(response, packet, self._url_for)
         return _verified(_timed(generated, "verify", _ms_since(started)), verification)
@@ -182,6 +195,11 @@ class AnswerPipeline:
             )
             return first.response, first.usage
         return second.response, _sum(first.usage, second.usage)
+
+    def _search(self, query: str, rewrite: Rewrite, scope: Scope) -> tuple[Hit, ...]:
+        """The question's hits, fused with its rewrites' (each searched in the same scope)."""
+        lists = [self._retriever.search(q, scope, self._k) for q in (query, *rewrite.queries)]
+        return fuse_queries(lists, self._k)
 
     def _inside(self, hits: Sequence[Hit], scope: Scope) -> tuple[Hit, ...]:
         """Defence in depth: a retriever bug must not put another scope's chunk in a prompt."""

@@ -29,6 +29,9 @@ DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
 # How long one answer may take, every model call and retry included. Slack users give up on a bot
 # in well under a minute; a hanging model server must not hold them longer.
 DEADLINE_SECONDS = 45.0
+# The query rewrite's share of it: a call of a few dozen output tokens; one that takes longer is
+# given up on and the question is searched as it is, leaving the answer most of its time.
+REWRITE_SECONDS = 10.0
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
 TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")
 
@@ -145,6 +148,10 @@ class AnswerConfig(_Model):
     # mode; docbot validates), or `auto`: json_schema until the server shows it cannot
     # (docs/configuration.md#local-model-servers).
     response_format: Literal["auto", "json_schema", "json_object"] = "auto"
+    # With a model: turn the question into search queries first (grounding/rewrite.py). auto: only
+    # when it may help (a thread follow-up, a question not in English); always; off.
+    rewrite: Literal["auto", "always", "off"] = "auto"
+    rewrite_timeout_seconds: float = Field(default=REWRITE_SECONDS, gt=0, le=600)
     timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     max_retries: int = Field(default=2, ge=0, le=10)
     deadline_seconds: float = Field(default=DEADLINE_SECONDS, gt=0, le=600)

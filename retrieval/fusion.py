@@ -8,14 +8,20 @@ dense alone would always return something, and refusing is the evidence side's j
 it has something to judge. Weighted score fusion and reciprocal rank fusion
 (`reciprocal_rank`) are compared, and the weight fit, on a training split by
 benchmarks/dense_fusion.py (numbers and splits in docs/performance.md).
+
+Several queries for one question (the query rewrite, grounding/rewrite.py) are fused here too:
+`fuse_queries`, reciprocal rank fusion of their hit lists from the same scope.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+from retrieval.chunks import Hit
 
 Ranked = list[tuple[int, float]]  # (position in the scope's set, score), best first
 
@@ -134,3 +140,29 @@ def _min_max(values: npt.NDArray[Any], flat: float) -> npt.NDArray[np.float64]:
 def _best(positions: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], k: int) -> Ranked:
     order = np.lexsort((positions, -scores))[: max(k, 0)]
     return [(int(positions[i]), float(scores[i])) for i in order]
+
+
+def fuse_queries(lists: Sequence[Sequence[Hit]], k: int) -> tuple[Hit, ...]:
+    """The hits of several searches of one scope as one ranking: reciprocal rank fusion by chunk.
+
+    Each chunk keeps the best score any search gave it, so a score means what it means for one
+    search (answer.min_score, thresholds); ties go to that score, then to the earlier search and
+    rank. One list is returned as it is: a question searched once ranks exactly as before.
+    """
+    if len(lists) == 1:
+        return tuple(lists[0][: max(k, 0)])
+    fused: dict[str, float] = {}
+    best: dict[str, Hit] = {}
+    order: dict[str, int] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits, 1):
+            key = hit.chunk.chunk_id
+            fused[key] = fused.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            order.setdefault(key, len(order))
+            if key not in best or hit.score > best[key].score:
+                best[key] = hit
+    ranked = sorted(fused, key=lambda key: (-fused[key], -best[key].score, order[key]))
+    return tuple(
+        Hit(best[key].chunk, best[key].score, rank)
+        for rank, key in enumerate(ranked[: max(k, 0)], 1)
+    )

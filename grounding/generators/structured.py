@@ -9,7 +9,7 @@ only name the schema they want back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -49,3 +49,11 @@ class StructuredModel(Protocol):
     ) -> Structured[T]:
         """The server's reply as `task.schema`; raises GenerationError (its kinds) otherwise."""
         ...
+
+
+@runtime_checkable
+class ModelBacked(Protocol):
+    """A generator that answers with a model, which other calls of the answer may share."""
+
+    @property
+    def structured(self) -> StructuredModel: ...

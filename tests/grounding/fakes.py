@@ -108,9 +108,11 @@ class FakeRetriever:
     chunks: Sequence[Chunk]
     generation: str = "gen-1"
     queries: list[str] = field(default_factory=list)
+    scopes: list[Scope] = field(default_factory=list)  # the scope of each search, in order
 
     def search(self, query: str, scope: Scope, k: int) -> tuple[Hit, ...]:
         self.queries.append(query)
+        self.scopes.append(scope)
         words = set(_words(query))
         scored = []
         for position, chunk in enumerate(self.chunks):

@@ -44,11 +44,17 @@ class ClaimOutcome:
 
 
 def replay_config(
-    corpus: str, state: Path, api: API, include: Sequence[str] | None = None
+    corpus: str,
+    state: Path,
+    api: API,
+    include: Sequence[str] | None = None,
+    *,
+    dense: bool = True,
 ) -> Config:
     """A docbot.yml for one corpus (read in place) with the OpenAI generator on `api`.
 
-    `include` limits the collection to those files (a small index for tests).
+    `include` limits the collection to those files and `dense=False` leaves out the embeddings
+    (a small, quick index for tests).
     """
     folder, exclude = SETS[corpus]
     state.mkdir(parents=True, exist_ok=True)
@@ -63,6 +69,7 @@ def replay_config(
     if include is not None:
         lines.append(f"    include: {json.dumps(list(include))}")
     lines += ["answer:", "  generator: openai", f"  api: {api}", f"  model: {MODEL}"]
+    lines += ["retrieval:", f"  dense: {json.dumps(dense)}"]
     config_file = state / f"docbot-{api}.yml"
     config_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return load_config(config_file)
@@ -83,6 +90,10 @@ def replay(config: Config, answers: Sequence[ModelAnswer]) -> list[ClaimOutcome]
             for answer in answers:
                 model.current = answer
                 out.append(await pipeline.answer(check_question(answer.question), scope))
+            # Nothing in the pipeline closes its `openai` client: dropping it schedules the close,
+            # which must finish while this loop still runs.
+            del pipeline
+            await asyncio.gather(*(asyncio.all_tasks() - {asyncio.current_task()}))
             return out
 
         results = asyncio.run(run())

@@ -2,9 +2,9 @@
 
 The test split of benchmarks/model_answers (hand-written answers to held-out dev questions) goes
 through the composition `docbot ask` runs, on both APIs, against the fake OpenAI server that cites
-from each prompt; a small index of just the files those answers quote keeps it quick. The floors
-below are what the verifier reaches now; issue 9's targets (figures.TARGET_*) replace them once
-the verifier checks claims against their quotes.
+from each prompt; a small BM25 index of just the files those answers quote keeps it quick. The
+floors below are what the verifier reaches now; issue 9's targets (figures.TARGET_*) replace
+them once the verifier checks claims against their quotes.
 """
 
 from __future__ import annotations
@@ -17,22 +17,23 @@ from benchmarks.model_answers.figures import Figures, figures, misses
 from benchmarks.model_answers.run import APIS, ClaimOutcome, replay, replay_config
 from retrieval.index import build_index
 
-# Measured on main before quote-anchored claims (docs/performance.md, "Model answers"): the
-# verifier then reads claims against whole chunks and loses paraphrases, "you" phrasing and
-# answers in the question's language, and misses a dropped "not" and changed counts.
-FLOOR_FAITHFUL_KEPT = 0.85
-FLOOR_INTACT = 0.72
+# Measured on main 3608fe1 (quotes required and checked to occur in the cited items; claims still
+# read against whole chunks), on this small BM25-only index: see docs/performance.md, "Model
+# answers". Today the verifier loses answers in the question's language (0 of 4) and misses
+# counts in words, a dropped "not" and most added ones; raise these as it improves.
+FLOOR_FAITHFUL_KEPT = 0.93  # 82/88
+FLOOR_INTACT = 0.86  # 40/46
 FLOOR_DROPPED = {
     "invented_parameter": 1.0,
-    "wrong_evidence": 0.75,
-    "outside_knowledge": 1.0,
-    "changed_number": 0.6,
-    "spelled_count": 0.0,  # "three event hooks" for two: counts in words are not checked
+    "wrong_evidence": 1.0,
+    "outside_knowledge": 0.9,  # 20/22
+    "changed_number": 0.7,  # 14/20
+    "spelled_count": 0.0,  # "a group of four consecutive characters" for three: never caught
     "bool_swapped": 1.0,
-    "negation_added": 0.66,
-    "negation_removed": 0.0,  # a dropped "not" is never caught: the evidence still has the words
+    "negation_added": 0.42,  # 6/14
+    "negation_removed": 0.0,  # the evidence's "not" dropped: never caught
 }
-MAX_NOT_REPLAYED_SHARE = 0.1
+MAX_NOT_REPLAYED_SHARE = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[ClaimOutcome]:
         answers = load_answers(corpus, "test")
         files = sorted({f for a in answers for f in a.files})
         for api in APIS:
-            config = replay_config(corpus, state / corpus, api, include=files)
+            config = replay_config(corpus, state / corpus, api, include=files, dense=False)
             if api == APIS[0]:
                 build_index(config)
             out += replay(config, answers)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from bot.leases import RENEW_EVERY_SECONDS, process_owner
 from bot.live import LiveRuntime
 from bot.store import AnswerStore
+from bot.working import StatusSupport
 
 # What a delivery refused during shutdown is answered (HTTP status; in Socket Mode, no ack), so
 # that Slack delivers it again.
@@ -79,3 +80,5 @@ class ListenerDeps:
     in_flight: InFlight = field(default_factory=InFlight)
     owner: str = field(default_factory=process_owner)  # this process, as the claims' owner
     renew_every: float = RENEW_EVERY_SECONDS
+    # Where Slack refused the AI-app status (bot/working.py): :eyes: there instead.
+    status: StatusSupport = field(default_factory=StatusSupport)

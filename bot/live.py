@@ -12,10 +12,11 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from bot.policy import ChannelPolicy
 from grounding.answer import Answer, AnswerStatus
+from grounding.progress import Report, ignore
 from retrieval.config import Config, load_config
 from retrieval.errors import DocbotError
 from retrieval.index import index_root
@@ -43,6 +44,33 @@ class Answerer(Protocol):
         context: Sequence[str] = (),
         user_id: str | None = None,
     ) -> Answer: ...
+
+
+@runtime_checkable
+class LiveAnswerer(Protocol):
+    """An Answerer that also reports its progress as it goes (AnswerPipeline conforms)."""
+
+    async def answer_live(
+        self,
+        question: str,
+        scope: Scope,
+        *,
+        context: Sequence[str] = (),
+        user_id: str | None = None,
+        report: Report = ignore,
+    ) -> Answer: ...
+
+
+async def ask(
+    answerer: Answerer, question: str, scope: Scope, context: Sequence[str], user_id: str | None,
+    report: Report,
+) -> Answer:  # fmt: skip
+    """The answer, with progress told to `report` when the answerer can report it."""
+    if isinstance(answerer, LiveAnswerer):
+        return await answerer.answer_live(
+            question, scope, context=context, user_id=user_id, report=report
+        )
+    return await answerer.answer(question, scope, context=context, user_id=user_id)
 
 
 @dataclass(frozen=True, slots=True)

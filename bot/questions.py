@@ -16,11 +16,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import ListenerDeps
 from bot.events import Turn
 from bot.leases import Lease
-from bot.live import Live
+from bot.live import Live, ask
 from bot.render import Message, render_answer, render_error, render_help, render_input_error
-from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply, react
+from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply
 from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey
+from bot.working import Working
 from grounding.answer import Answer
+from grounding.progress import Report
 from retrieval.errors import InputError
 from retrieval.query import MAX_QUESTION_CHARS, check_question
 from retrieval.scopes import ConversationKind, Scope
@@ -135,31 +137,26 @@ async def _respond(
         help_reply = render_help(scope.collections, live.config.feedback, unverified=unverified)
         await _reply(deps, client, turn, lease, help_reply)
         return
-    cosmetic = cosmetic_client(client)
-    # In the background: the answer never waits for the :eyes:.
-    eyes = asyncio.create_task(react(cosmetic, "reactions_add", turn))
-    try:
-        message, answer = await _answer(deps, live, turn, scope)
-        await _reply(deps, client, turn, lease, message, answer)
-    finally:
-        # Removed only once the add is answered (a removal first would leave the :eyes: on).
-        if await eyes:
-            await react(cosmetic, "reactions_remove", turn)
+    async with Working(cosmetic_client(client), turn, deps.status) as working:
+        message, answer = await _answer(deps, live, turn, scope, working.report)
+        await working.stop()
+        working.posted = await _reply(deps, client, turn, lease, message, answer) is not None
 
 
 async def _reply(
     deps: ListenerDeps, client: AsyncWebClient, turn: Turn, lease: Lease, message: Message,
     answer: Answer | None = None,
-) -> None:  # fmt: skip
-    """Post, store the answer, then mark the claim done. A failed post leaves the claim open
-    (released on exit) so a redelivery tries again; the unposted answer is still stored."""
+) -> str | None:  # fmt: skip
+    """Post, store the answer, then mark the claim done; the reply's ts. A failed post leaves
+    the claim open (released on exit) so a redelivery tries again; the answer is still stored."""
     if not await lease.begin_post():
-        return
+        return None
     reply_ts = await post(client, turn, message)
     if answer is not None:
         await _save(deps, turn, answer, reply_ts)
     if reply_ts is not None:
         await lease.finish(reply_ts)
+    return reply_ts
 
 
 async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
@@ -180,7 +177,7 @@ async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: T
 
 
 async def _answer(
-    deps: ListenerDeps, live: Live, turn: Turn, scope: Scope
+    deps: ListenerDeps, live: Live, turn: Turn, scope: Scope, report: Report
 ) -> tuple[Message, Answer | None]:
     if len(turn.text) > MAX_QUESTION_CHARS:
         # check_question's own words are for the command line; in Slack, say what to change.
@@ -199,7 +196,7 @@ async def _answer(
             context = await asyncio.to_thread(
                 deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
             )
-        answer = await live.answerer.answer(question, scope, context=context, user_id=turn.user)
+        answer = await ask(live.answerer, question, scope, context, turn.user, report)
         return render_answer(answer, live.config.feedback), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.

@@ -22,6 +22,7 @@ from grounding.generators.base import (
     GenerationRequest,
     Generator,
 )
+from grounding.progress import Checking, Reading, Report, Searching, ignore
 from grounding.prompt import build_prompt, correction_note
 from grounding.retriever import Retriever
 from grounding.rewrite import QueryRewriter, Rewrite, rewrite_or_not
@@ -105,11 +106,24 @@ class AnswerPipeline:
         Raises `InputError` for an empty or over-long question; `GenerationError` becomes an
         `error` answer. Nothing unverified is ever returned.
         """
+        return await self.answer_live(question, scope, context=context, user_id=user_id)
+
+    async def answer_live(
+        self,
+        question: str,
+        scope: Scope,
+        *,
+        context: Sequence[str] = (),
+        user_id: str | None = None,
+        report: Report = ignore,
+    ) -> Answer:
+        """`answer`, telling `report` what it is doing as it goes (grounding/progress.py)."""
         question = check_question(question)
         # From the moment the question arrives: it is the asker's wait that is bounded.
         deadline = Deadline.start(self._deadline_seconds, self._clock)
         if scope.is_empty:
             return self._finish(_refused(question, scope), scope, hits=0)
+        report(Searching(scope.collections))
         started = time.perf_counter()
         # Its own share of the deadline, so a slow rewrite leaves the answer time to be made.
         rewrite = await rewrite_or_not(
@@ -136,12 +150,14 @@ class AnswerPipeline:
         base = replace(base, usage=rewrite.usage)
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
-        answer = await self._generate(base, packet, user_id, deadline)
+        report(Reading(len(packet.items)))
+        answer = await self._generate(base, packet, user_id, deadline, report)
         return self._finish(answer, scope, hits=len(hits))
 
     async def _generate(
-        self, base: Answer, packet: EvidencePacket, user_id: str | None, deadline: Deadline
-    ) -> Answer:
+        self, base: Answer, packet: EvidencePacket, user_id: str | None, deadline: Deadline,
+        report: Report,
+    ) -> Answer:  # fmt: skip
         started = time.perf_counter()
         request = GenerationRequest(
             packet, build_prompt(packet), user_id=user_id, deadline=deadline
@@ -154,6 +170,7 @@ class AnswerPipeline:
         generated = _timed(
             replace(base, usage=_sum(base.usage, usage)), "generate", _ms_since(started)
         )
+        report(Checking(len(response.claims)))
         started = time.perf_counter()
         verification = verify(response, packet, self._url_for)
         return _verified(_timed(generated, "verify", _ms_since(started)), verification)

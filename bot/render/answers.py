@@ -157,11 +157,7 @@ def _render_failed(answer: Answer) -> Message:
 def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
     urls = {s.n: _link_url(s) for s in answer.sources}
     lines = [_claim_line(claim, urls, bullet=len(answer.claims) > 1) for claim in answer.claims]
-    tail = _unverified_note(answer) + [context(text) for text in _source_texts(answer.sources)]
-    footer = _feedback_footer(feedback)
-    if footer:
-        tail.append(context(footer))
-    tail.append(feedback_block())  # last: Slack shows the thumbs under the answer
+    tail = list(tail_blocks(answer, feedback))
     # One block stays free for the truncation note.
     sections, shown = _claim_sections(lines, MAX_BLOCKS - len(tail) - 1)
     blocks = [section(text) for text in sections]
@@ -170,6 +166,24 @@ def _render_claims(answer: Answer, feedback: FeedbackConfig) -> Message:
         note = f"{ELLIPSIS} {count(hidden, 'more claim')} not shown: the answer was too long"
         blocks.append(context(note + " for one Slack message."))
     return Message(text=_fallback(answer), blocks=(*blocks, *tail))
+
+
+def tail_blocks(answer: Answer, feedback: FeedbackConfig) -> tuple[dict[str, Any], ...]:
+    """What follows an answer's claims: the unverified-channel note, sources, the footer and
+    the feedback buttons (a streamed answer ends with the same)."""
+    tail = _unverified_note(answer) + [context(text) for text in _source_texts(answer.sources)]
+    footer = _feedback_footer(feedback)
+    if footer:
+        tail.append(context(footer))
+    tail.append(feedback_block())  # last: Slack shows the thumbs under the answer
+    return tuple(tail)
+
+
+def claim_section(claim: Claim, sources: Sequence[Source], *, bullet: bool) -> dict[str, Any]:
+    """One claim as its own section (a streamed reply appends one per verified claim), cut to
+    one section's limit."""
+    line = _claim_line(claim, {s.n: _link_url(s) for s in sources}, bullet=bullet)
+    return section(clip_escaped(line, SECTION_CHARS))
 
 
 def _claim_line(claim: Claim, urls: dict[int, str | None], *, bullet: bool) -> str:

@@ -53,6 +53,7 @@ class FakeSlack:
     # Every message posted, per channel, oldest first: what conversations.replies reads.
     messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
+    _refusals: dict[str, str] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
     _next_ts: int = 1_700_000_000
     _next_view: int = 0
@@ -74,6 +75,12 @@ class FakeSlack:
         failure = _Failure(status, retry_after, count, body, content_type)
         self._failures.setdefault(method, []).append(failure)
 
+    def refuse(self, method: str, error: str) -> None:
+        """Every call of `method` is answered `{"ok": false, "error": error}` (HTTP 200), as a
+        workspace answers a method it does not offer here, e.g. assistant.threads.setStatus
+        with `not_allowed`, or chat.startStream with `unknown_method` on an older Slack."""
+        self._refusals[method] = error
+
     def hold(self, method: str) -> asyncio.Event:
         """Calls of `method` are recorded at once but answered only after the event is set."""
         gate = self._holds.setdefault(method, asyncio.Event())
@@ -91,6 +98,18 @@ class FakeSlack:
     def posted(self) -> list[Call]:
         """chat.postMessage calls that succeeded (their `response["ts"]` is the reply's ts)."""
         return [c for c in self.calls_to("chat.postMessage") if c.response.get("ok")]
+
+    def statuses(self) -> list[str]:
+        """The status texts docbot set (assistant.threads.setStatus that succeeded), in order."""
+        return [
+            str(c.params.get("status", ""))
+            for c in self.calls_to("assistant.threads.setStatus")
+            if c.response.get("ok")
+        ]
+
+    def message(self, channel: str, ts: str) -> dict[str, Any] | None:
+        """The message `ts` as Slack holds it now (a stream's blocks so far included)."""
+        return next((m for m in self.messages.get(channel, []) if m["ts"] == ts), None)
 
     def all_text(self) -> str:
         """Everything docbot sent to Slack, for scanning that a secret never left."""
@@ -165,6 +184,8 @@ class FakeSlack:
                 )  # fmt: skip
         elif token != (self.app_token if method == "apps.connections.open" else self.token):
             call.status, call.response = 200, {"ok": False, "error": "invalid_auth"}
+        elif method in self._refusals:
+            call.status, call.response = 200, {"ok": False, "error": self._refusals[method]}
         else:
             call.status, call.response = 200, self._answer(method, params)
         return web.json_response(call.response, status=call.status, headers=headers)
@@ -231,6 +252,20 @@ class FakeSlack:
                 return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
             case "conversations.replies":
                 return self._replies(params)
+            case "assistant.threads.setStatus":
+                if not params.get("channel_id") or not params.get("thread_ts"):
+                    return {"ok": False, "error": "invalid_arguments"}
+                return {"ok": True}
+            case "chat.startStream" | "chat.appendStream" | "chat.stopStream":
+                return self._stream(method, params)
+            case "chat.update":
+                message = self.message(str(params.get("channel")), str(params.get("ts")))
+                if message is None:
+                    return {"ok": False, "error": "message_not_found"}
+                message.update(text=params.get("text", ""), blocks=params.get("blocks", []))
+                if params.get("metadata"):
+                    message["metadata"] = params["metadata"]
+                return {"ok": True, "channel": params.get("channel"), "ts": message["ts"]}
             case "chat.postEphemeral":
                 return {"ok": True, "message_ts": self._ts()}
             case "views.open" | "views.publish":
@@ -247,6 +282,39 @@ class FakeSlack:
                     return {"ok": False, "error": "channel_not_found"}
                 return {"ok": True, "channel": channel}
         return {"ok": False, "error": "unknown_method"}
+
+    def _stream(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A streamed message: started in a thread, its chunks' blocks and markdown appended,
+        and, when stopped, the final blocks and metadata added; no append after the stop."""
+        channel = str(params.get("channel"))
+        if method == "chat.startStream":
+            if not params.get("thread_ts"):
+                return {"ok": False, "error": "invalid_arguments"}
+            message = {
+                "type": "message", "user": self.bot_user_id, "bot_id": self.bot_id,
+                "ts": self._ts(), "thread_ts": params["thread_ts"], "text": "", "blocks": [],
+                "streaming_state": "in_progress",
+            }  # fmt: skip
+            self.messages.setdefault(channel, []).append(message)
+        else:
+            found = self.message(channel, str(params.get("ts")))
+            if found is None:
+                return {"ok": False, "error": "message_not_found"}
+            if found.get("streaming_state") != "in_progress":
+                return {"ok": False, "error": "message_not_in_streaming_state"}
+            message = found
+        for chunk in params.get("chunks") or ():
+            if chunk.get("type") == "blocks":
+                message["blocks"].extend(chunk.get("blocks") or ())
+            elif chunk.get("type") == "markdown_text":
+                message["text"] += str(chunk.get("text", ""))
+        message["text"] += str(params.get("markdown_text") or "")
+        if method == "chat.stopStream":
+            message["blocks"].extend(params.get("blocks") or ())
+            if params.get("metadata"):
+                message["metadata"] = params["metadata"]
+            message["streaming_state"] = "completed"
+        return {"ok": True, "channel": channel, "ts": message["ts"], "message": dict(message)}
 
     def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
         """The thread's messages from `oldest` on (metadata only when asked for), one page."""
@@ -276,7 +344,7 @@ def _decode(request: web.Request, raw: str) -> dict[str, Any]:
         params.update(json.loads(raw))
     elif raw:
         params.update(parse_qsl(raw, keep_blank_values=True))
-    for key in ("blocks", "metadata", "view"):
+    for key in ("blocks", "metadata", "view", "chunks", "loading_messages"):
         if isinstance(params.get(key), str):
             # Form-encoded calls carry these as JSON strings.
             params[key] = json.loads(params[key])

@@ -116,7 +116,7 @@ def test_app_openai_failure_gets_an_error_reply(
             ):
                 await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "14.000100"))
                 (post,) = await slack.wait_for("chat.postMessage", timeout=10)
-                await slack.wait_for("reactions.remove")
+                await app.settle()
             assert openai_server.bodies("responses")  # the model was really asked
         assert ":warning:" in reply_text(post)
         (record,) = [store.find_answer(TEAM, GENERAL, posted_ts(post))]
@@ -172,6 +172,6 @@ def test_app_answerer_failure_and_long_question_get_replies_not_silence(
         assert "4,499 characters long" in too_long and "up to 4,000" in too_long
         # Nothing failed: the asker is told what to change, not to retry or call an admin.
         assert "try again" not in too_long.lower() and "admin" not in too_long
-        await slack.wait_for("reactions.remove", 2)
+        await app.settle()
 
     run(config, ExplodingAnswerer(), store, scenario)

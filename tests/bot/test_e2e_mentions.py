@@ -40,6 +40,7 @@ def test_app_mention_gets_one_threaded_reply_with_sources(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.refuse("assistant.threads.setStatus", "not_allowed")  # :eyes: instead
         status, _ = await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "1.000100"))
         assert status == 200
         (post,) = await slack.wait_for("chat.postMessage")

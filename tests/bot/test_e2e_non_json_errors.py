@@ -101,6 +101,7 @@ def test_app_html_500_on_eyes_leaves_one_correct_reply(
 
     async def main() -> None:
         async with _app(config, answerer, store, in_flight) as (slack, app):
+            slack.refuse("assistant.threads.setStatus", "not_allowed")  # :eyes: instead
             slack.fail_next(method, 500, ALWAYS, body=HTML, content_type=content_type)
             await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "83.000100"))
             await slack.wait_for("chat.postMessage", timeout=20)

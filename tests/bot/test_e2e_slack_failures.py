@@ -36,7 +36,7 @@ def test_app_rate_limited_post_is_retried_and_lands(
         # Slack's Retry-After was honoured: the client asked to wait it (plus up to 1 s of
         # jitter); the test's RetryPolicy records the wait instead of spending it.
         assert len(app.waits.seconds) == 1 and 1.0 <= app.waits.seconds[0] < 2.0
-        await slack.wait_for("reactions.remove")
+        await app.settle()
         assert store.thread_questions(TEAM, GENERAL, "10.000100") == (
             "how do I roll back a deploy?",
         )
@@ -52,6 +52,7 @@ def test_app_eyes_never_hold_up_the_answer(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.refuse("assistant.threads.setStatus", "not_allowed")  # no AI-app status here
         gate = slack.hold("reactions.add")
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "18.000100"))
         (post,) = await slack.wait_for("chat.postMessage")
@@ -72,6 +73,7 @@ def test_app_rate_limited_eyes_are_dropped_not_waited_for(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.refuse("assistant.threads.setStatus", "not_allowed")  # no AI-app status here
         slack.fail_next("reactions.add", 429, retry_after=30)
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "19.000100"))
         (post,) = await slack.wait_for("chat.postMessage")
@@ -92,7 +94,7 @@ def test_app_failed_post_is_logged_and_the_answer_kept(
         slack.fail_next("chat.postMessage", 500, count=6)  # 1 try + 2 retries, for 2 replies
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "11.000100"))
         await app.send(ask(slack, "how long does a production deploy take?", GENERAL, "11.000200"))
-        await slack.wait_for("reactions.remove", 2, timeout=10)
+        await app.settle(timeout=10)
         assert slack.posted() == []
         for ts in ("11.000100", "11.000200"):
             record = store.find_answer(TEAM, GENERAL, f"unposted:{ts}")

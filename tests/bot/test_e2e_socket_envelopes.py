@@ -72,8 +72,7 @@ def test_socket_mode_acknowledges_every_envelope_once_and_logs_the_odd_ones_once
             slack.push_socket(payloads.socket_mode_envelope(good, envelope_id="good"))
             await slack.wait_for_acks({*MALFORMED, "good"})
             (post,) = await slack.wait_for("chat.postMessage")
-            await slack.wait_for("reactions.remove")
-            server.cancel()
+            server.cancel()  # drains the runs in flight
             with contextlib.suppress(asyncio.CancelledError):
                 await server
             seen["acks"] = Counter(a.get("envelope_id") for a in slack.socket_acks)

@@ -18,7 +18,7 @@ SCHEMA = REPO / ".." / "shared" / "slack" / "manifest.schema.json"
 # What the app does and the scope each needs (see the comments in manifest.yml).
 NEEDED_SCOPES = {
     "app_mentions:read",  # app_mention events
-    "chat:write",  # replies in threads
+    "chat:write",  # replies in threads, streamed replies, the AI-app status
     "reactions:read",  # reaction_added / reaction_removed
     "reactions:write",  # :eyes: while working
     "channels:read",  # conversations.info: public or Slack Connect

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
+from bot.escalation import involved_collections, owners_of
 from bot.interactive import ButtonPress, Submission, field
-from bot.render import Message
 from bot.render.feedback import (
     CATEGORY_ACTION,
     CATEGORY_BLOCK,
@@ -27,6 +27,7 @@ from bot.render.feedback import (
     reason_modal,
     reason_recorded,
 )
+from bot.replies import tell
 from bot.store import REASON_CATEGORIES, AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 
@@ -48,18 +49,19 @@ async def handle_feedback_press(
             deps.store.find_answer, press.team, press.channel, press.message_ts
         )
         if record is None or record.id is None:
-            await _tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
+            await tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
             return
         at = deps.now().isoformat()
         mark = await asyncio.to_thread(deps.store.toggle_mark, record.id, press.user, kind, at)
     except Exception:
         log.exception("recording a feedback button on %s/%s failed", press.channel,
                       press.message_ts)  # fmt: skip
-        await _tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
+        await tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
         return
     if mark == "wrong" and press.trigger_id and await _open_modal(client, press, record):
         return
-    await _tell(client, press.channel, press.thread_ts, press.user, mark_recorded(_value(mark)))
+    said = mark_recorded(_value(mark), await _escalation(deps, record))
+    await tell(client, press.channel, press.thread_ts, press.user, said)
 
 
 def reason_problems(submission: Submission) -> dict[str, str]:
@@ -91,11 +93,17 @@ async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: 
             deps.store.add_reason, record.id, submission.user, text, deps.now().isoformat(),
             source="modal", category=str(choice.get("value")),
         )  # fmt: skip
-        reply = reason_recorded()
+        reply = reason_recorded(await _escalation(deps, record))
     except Exception:
         log.exception("storing a feedback reason on %s/%s failed", ref["channel"], ref["reply_ts"])
         return
-    await _tell(client, record.channel, record.thread_ts, submission.user, reply)
+    await tell(client, record.channel, record.thread_ts, submission.user, reply)
+
+
+async def _escalation(deps: ListenerDeps, record: AnswerRecord) -> str | None:
+    """The answer's ts for a "Still need help?" button, when its collections have owners."""
+    config = (await deps.runtime.current()).config
+    return record.reply_ts if owners_of(config, involved_collections(record.answer)) else None
 
 
 async def _served(deps: ListenerDeps, team: str) -> bool:
@@ -114,16 +122,3 @@ async def _open_modal(client: AsyncWebClient, press: ButtonPress, record: Answer
         log.warning("views.open for %s failed: %s", press.user, slack_error(exc))
         return False
     return True
-
-
-async def _tell(
-    client: AsyncWebClient, channel: str, thread_ts: str, user: str, message: Message
-) -> None:
-    """An ephemeral word to `user` in the answer's thread; cosmetic, so failures are logged."""
-    try:
-        await client.chat_postEphemeral(
-            channel=channel, user=user, thread_ts=thread_ts, text=message.text,
-            blocks=[dict(block) for block in message.blocks],
-        )  # fmt: skip
-    except SLACK_CALL_ERRORS as exc:
-        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))

@@ -15,12 +15,14 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import InFlight, ListenerDeps
+from bot.escalation import handle_escalation
 from bot.events import Turn, mentions, parse_reaction, parse_turn
 from bot.feedback_actions import handle_feedback_press, handle_reason, reason_problems
 from bot.interactive import parse_button, parse_submission
 from bot.live import Answerer
 from bot.questions import claim_before_ack, handle_reason_only, handle_turn
 from bot.reactions import handle_reaction
+from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
 
 log = logging.getLogger("docbot.slack")
@@ -99,6 +101,13 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
 
+    async def on_escalate(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        with deps.in_flight.track():
+            await ack()
+            press = parse_button(body, ESCALATE_ACTION)
+            if press is not None:
+                await handle_escalation(deps, client, press)
+
     async def on_other_interaction(ack: AsyncAck, body: dict[str, Any]) -> None:
         # A button or modal of an older docbot message: acknowledged, so Slack shows no error.
         await ack()
@@ -111,6 +120,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.event("reaction_removed")(on_reaction)
     app.action(FEEDBACK_ACTION)(on_feedback_button)
     app.view_submission(REASON_VIEW)(on_feedback_reason)
+    app.action(ESCALATE_ACTION)(on_escalate)
     app.action(re.compile(r".*"))(on_other_interaction)
     app.view(re.compile(r".*"))(on_other_interaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order

@@ -14,6 +14,7 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
+from bot.escalation import involved_collections, owners_of
 from bot.events import Turn
 from bot.leases import Lease
 from bot.live import Live, ask
@@ -197,7 +198,8 @@ async def _answer(
                 deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
             )
         answer = await ask(live.answerer, question, scope, context, turn.user, report)
-        return render_answer(answer, live.config.feedback), answer
+        owners = owners_of(live.config, involved_collections(answer.to_dict()))
+        return render_answer(answer, live.config.feedback, escalate=bool(owners)), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.
         log.exception("answering event %s in %s failed", turn.event_id, turn.channel)

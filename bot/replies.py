@@ -104,6 +104,19 @@ def cosmetic_client(client: AsyncWebClient) -> AsyncWebClient:
     )  # fmt: skip
 
 
+async def tell(
+    client: AsyncWebClient, channel: str, thread_ts: str, user: str, message: Message
+) -> None:
+    """A word only `user` sees, in the thread; cosmetic, so a failure is only logged."""
+    try:
+        await client.chat_postEphemeral(
+            channel=channel, user=user, thread_ts=thread_ts, text=message.text,
+            blocks=[dict(block) for block in message.blocks],
+        )  # fmt: skip
+    except SLACK_CALL_ERRORS as exc:
+        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))
+
+
 def plain_message(text: str) -> Message:
     """A fixed docbot sentence (no document or user text, so nothing to escape)."""
     section = {"type": "section", "text": mrkdwn(text)}

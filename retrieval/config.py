@@ -34,6 +34,8 @@ DEADLINE_SECONDS = 45.0
 REWRITE_SECONDS = 10.0
 CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
 TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")
+# Who owns a collection's docs: a user ID, or a user group in Slack's mention syntax.
+OWNER_ID = re.compile(r"^(?:[UW][A-Z0-9]+|<!subteam\^S[A-Z0-9]+>)$")
 
 
 class _Model(BaseModel):
@@ -54,6 +56,8 @@ class CollectionConfig(_Model):
     url: str | None = None
     access: Literal["public", "private"] = "public"
     channels: tuple[str, ...] = ()
+    # Mentioned when someone presses "Still need help?" on an answer from this collection.
+    owners: tuple[str, ...] = ()
 
     @field_validator("include")
     @classmethod
@@ -73,6 +77,18 @@ class CollectionConfig(_Model):
                 raise ValueError(
                     f"{channel!r} is not a channel ID: use the ID (C..., G... or D...), never the "
                     "name, which can change; in Slack, open the channel details to copy its ID"
+                )
+        return value
+
+    @field_validator("owners")
+    @classmethod
+    def _owner_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for owner in value:
+            if not OWNER_ID.match(owner):
+                raise ValueError(
+                    f"{owner!r} is not a user or user-group ID: use a user ID (U...), or a user "
+                    "group as <!subteam^S...>, never a name or @handle, which can change; in "
+                    'Slack, a person\'s profile menu has "Copy member ID"'
                 )
         return value
 

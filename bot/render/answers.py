@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from bot.render.escalation import escalate_block
 from bot.render.feedback import feedback_block
 from bot.render.text import (
     ELLIPSIS,
@@ -53,13 +54,15 @@ NO_ACCESS = (
 )
 
 
-def render_answer(answer: Answer, feedback: FeedbackConfig) -> Message:
-    """The reply for one answer; each status gets its own message, none is silent."""
+def render_answer(answer: Answer, feedback: FeedbackConfig, *, escalate: bool = False) -> Message:
+    """The reply for one answer; each status gets its own message, none is silent.
+
+    `escalate`: the collections involved have owners, so a not-found offers "Still need help?"."""
     match answer.status:
         case AnswerStatus.ANSWERED if answer.claims:
             return _render_claims(answer, feedback)
         case AnswerStatus.ANSWERED | AnswerStatus.NOT_FOUND:
-            return _render_not_found(answer)
+            return _render_not_found(answer, escalate=escalate)
         case AnswerStatus.REFUSED:
             return _render_refused(answer)
         case AnswerStatus.ERROR:
@@ -117,7 +120,7 @@ def _unverified_note(answer: Answer) -> list[dict[str, Any]]:
     return []
 
 
-def _render_not_found(answer: Answer) -> Message:
+def _render_not_found(answer: Answer, *, escalate: bool) -> Message:
     searched = clip_escaped(", ".join(f"*{escape(n)}*" for n in answer.scope.collections), 1_000)
     where = f" in {searched}" if searched else ""
     text = (
@@ -128,6 +131,8 @@ def _render_not_found(answer: Answer) -> Message:
     if answer.message.strip():
         blocks.append(context(escape(clip(answer.message.strip(), 1_000))))
     blocks += _unverified_note(answer)
+    if escalate:
+        blocks.append(escalate_block())
     return Message(text=plain(text), blocks=tuple(blocks))
 
 

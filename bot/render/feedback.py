@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from bot.render.escalation import escalate_block
 from bot.render.text import Message, plain_text, section
 
 # action_id of the feedback_buttons element, and the values its two buttons send.
@@ -99,20 +100,26 @@ def reason_modal(answer_ref: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def mark_recorded(mark: str | None) -> Message:
-    """The ephemeral word after a press of a feedback button (its state afterwards)."""
+def mark_recorded(mark: str | None, escalate: str | None = None) -> Message:
+    """The ephemeral word after a press of a feedback button (its state afterwards); with
+    `escalate` (the answer's ts), a "Still need help?" button."""
     if mark == HELPFUL:
         text = "Thanks, I noted that this answer helped. Press 👍 again to take it back."
     elif mark == WRONG:
         text = "Thanks, I logged this answer as wrong. Press 👎 again to take it back."
     else:
         text = "Done: your feedback on this answer is taken back."
-    return Message(text=text, blocks=(section(text),))
+    return _offering(text, escalate if mark == WRONG else None)
 
 
-def reason_recorded() -> Message:
-    text = "Thanks, I saved what was wrong with the report on my answer."
-    return Message(text=text, blocks=(section(text),))
+def reason_recorded(escalate: str | None = None) -> Message:
+    """After the modal; with `escalate` (the answer's ts), a "Still need help?" button."""
+    return _offering("Thanks, I saved what was wrong with the report on my answer.", escalate)
+
+
+def _offering(text: str, escalate: str | None) -> Message:
+    extra = () if escalate is None else (escalate_block(escalate),)
+    return Message(text=text, blocks=(section(text), *extra))
 
 
 def not_my_answer() -> Message:

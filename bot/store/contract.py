@@ -204,6 +204,16 @@ class FeedbackLog(Protocol):
         self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
         category: str | None = None,
     ) -> None: ...  # fmt: skip
+
+    def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
+        """The first "Still need help?" on an answer, atomically: True for exactly one caller,
+        across processes, until `release_escalation`."""
+        ...
+
+    def release_escalation(self, answer_id: int) -> None:
+        """The owners' note could not be posted: the next press may try again."""
+        ...
+
     def invite_reason(self, answer_id: int, user: str) -> None: ...
     def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...

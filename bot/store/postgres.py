@@ -201,6 +201,16 @@ class PostgresAnswerStore:
 
         self._db.run(add)
 
+    def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
+        async def claim(conn: AsyncConnection) -> bool:
+            await feedback.require_answer(conn, answer_id, self.where)
+            return await feedback.claim_escalation(conn, answer_id, user, at)
+
+        return self._db.run(claim)
+
+    def release_escalation(self, answer_id: int) -> None:
+        self._db.run(lambda c: feedback.release_escalation(c, answer_id))
+
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new
         invitation on the same answer restarts the window."""

@@ -171,3 +171,18 @@ async def entries(conn: AsyncConnection, wrong_only: bool) -> tuple[FeedbackEntr
         )
         for row in rows
     )  # fmt: skip
+
+
+async def claim_escalation(conn: AsyncConnection, answer_id: int, user: str, at: str) -> bool:
+    row = await conn.execute(
+        sql(
+            "INSERT INTO escalations (answer_id, user_id, at) VALUES (:id, :user, :at) "
+            "ON CONFLICT DO NOTHING RETURNING 1"
+        ),
+        {"id": answer_id, "user": user, "at": at},
+    )
+    return row.first() is not None
+
+
+async def release_escalation(conn: AsyncConnection, answer_id: int) -> None:
+    await conn.execute(sql("DELETE FROM escalations WHERE answer_id = :id"), {"id": answer_id})

@@ -64,6 +64,17 @@ STEPS = (
             "CREATE INDEX processed_mentions_seen ON processed_mentions (seen)",
         ),
     ),
+    # "Still need help?" fires once per answer: the first press claims the row (the primary key
+    # makes that atomic across replicas); a note that could not be posted gives it back.
+    Step(
+        "escalations: one per answer",
+        (
+            """CREATE TABLE escalations (
+                answer_id BIGINT PRIMARY KEY REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, at TEXT NOT NULL
+            )""",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

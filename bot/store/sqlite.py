@@ -238,6 +238,19 @@ class SQLiteAnswerStore:
                 "DELETE FROM reason_invites WHERE answer_id = ? AND user = ?", (answer_id, user)
             )
 
+    def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
+        with self._write() as conn:
+            self._require_answer(conn, answer_id)
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO escalations (answer_id, user, at) VALUES (?, ?, ?)",
+                (answer_id, user, at),
+            )
+            return cursor.rowcount == 1
+
+    def release_escalation(self, answer_id: int) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM escalations WHERE answer_id = ?", (answer_id,))
+
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new
         invitation on the same answer restarts the window."""

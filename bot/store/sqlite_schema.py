@@ -90,6 +90,17 @@ STEPS = (
             "ALTER TABLE reasons ADD COLUMN category TEXT",
         ),
     ),
+    # "Still need help?" fires once per answer: the first press claims the row (the primary key
+    # makes that atomic across processes); a note that could not be posted gives it back.
+    Step(
+        "escalations: one per answer",
+        (
+            """CREATE TABLE escalations (
+                answer_id INTEGER PRIMARY KEY REFERENCES answers (id) ON DELETE CASCADE,
+                user TEXT NOT NULL, at TEXT NOT NULL
+            )""",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

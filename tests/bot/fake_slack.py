@@ -50,6 +50,8 @@ class FakeSlack:
     socket_acks: list[dict[str, Any]] = field(default_factory=list)
     _socket_queue: asyncio.Queue[dict[str, Any] | str] = field(default_factory=asyncio.Queue)
     channels: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # conversations.members answers, per channel; unknown channels get channel_not_found.
+    members: dict[str, list[str]] = field(default_factory=dict)
     # Every message posted, per channel, oldest first: what conversations.replies reads.
     messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
@@ -276,6 +278,11 @@ class FakeSlack:
                 return {"ok": True}
             case "apps.connections.open":
                 return {"ok": True, "url": f"{self.url.replace('http', 'ws', 1)[:-5]}/link"}
+            case "conversations.members":
+                found = self.members.get(str(params.get("channel")))
+                if found is None:
+                    return {"ok": False, "error": "channel_not_found"}
+                return {"ok": True, "members": found, "response_metadata": {"next_cursor": ""}}
             case "conversations.info":
                 channel = self.channels.get(str(params.get("channel")))
                 if channel is None:

@@ -154,3 +154,19 @@ def test_feedback_reason_keeps_its_source_and_category(store: AnswerStore) -> No
         store.add_reason(answer_id, "U2", "x", "t2", source="email")
     with pytest.raises(StoreError):
         store.add_reason(answer_id, "U2", "x", "t2", source="modal", category="rude")
+
+
+def test_escalation_is_claimed_once_per_answer_until_released(
+    backend: Backend, clock: FakeClock
+) -> None:
+    first, second = backend.open(clock), backend.open(clock)  # two processes, one database
+    answer_id = first.save_answer(record())
+    assert first.claim_escalation(answer_id, "U2", "t1") is True
+    assert second.claim_escalation(answer_id, "U3", "t2") is False
+    assert first.claim_escalation(answer_id, "U2", "t3") is False
+    second.release_escalation(answer_id)  # the note could not be posted
+    assert second.claim_escalation(answer_id, "U3", "t4") is True
+    with pytest.raises(StoreError):
+        first.claim_escalation(answer_id + 99, "U2", "t5")
+    first.close()
+    second.close()

@@ -1,0 +1,122 @@
+""" "Still need help?": hands a question docbot could not answer well to the people who own the
+docs. Only the asker or a member of the channel may press it (asked of Slack; any doubt says
+no), and it fires once per answer (the store's claim, atomic across processes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.deps import ListenerDeps
+from bot.interactive import ButtonPress
+from bot.render import Message, post_kwargs
+from bot.render.escalation import (
+    escalated,
+    escalated_already,
+    escalation_failed,
+    escalation_not_allowed,
+    escalation_note,
+    no_owners,
+)
+from bot.render.feedback import not_my_answer
+from bot.replies import tell
+from bot.store import AnswerRecord
+from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from retrieval.config import Config
+
+log = logging.getLogger("docbot.slack")
+
+_TS = re.compile(r"^[0-9]+\.[0-9]+$")
+# conversations.members pages read before giving up (fail closed): 1,000 members each.
+MEMBER_PAGES = 20
+
+
+def owners_of(config: Config, collections: Sequence[str]) -> tuple[str, ...]:
+    """The owners of `collections` in docbot.yml, each once, in the config's order."""
+    wanted = set(collections)
+    found: list[str] = []
+    for collection in config.collections:
+        if collection.name in wanted:
+            found += [owner for owner in collection.owners if owner not in found]
+    return tuple(found)
+
+
+def involved_collections(answer: Mapping[str, Any]) -> tuple[str, ...]:
+    """The collections an answer cited, else (a not-found) the ones it searched."""
+    cited = [s.get("collection") for s in answer.get("sources") or () if isinstance(s, Mapping)]
+    names = [str(name) for name in cited if isinstance(name, str)]
+    if not names:
+        scope = answer.get("scope")
+        searched = scope.get("collections") if isinstance(scope, Mapping) else None
+        names = [str(name) for name in searched or () if isinstance(name, str)]
+    return tuple(dict.fromkeys(names))
+
+
+async def handle_escalation(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
+    config = (await deps.runtime.current()).config
+    if press.team not in config.teams:
+        return
+    reply_ts = press.value if _TS.match(press.value) else press.message_ts
+    try:
+        record = await asyncio.to_thread(
+            deps.store.find_answer, press.team, press.channel, reply_ts
+        )
+        reply = await _escalate(deps, client, config, press, record)
+    except Exception:
+        log.exception("escalating answer %s/%s failed", press.channel, reply_ts)
+        reply = escalation_failed()
+    await tell(client, press.channel, press.thread_ts, press.user, reply)
+
+
+async def _escalate(
+    deps: ListenerDeps, client: AsyncWebClient, config: Config, press: ButtonPress,
+    record: AnswerRecord | None,
+) -> Message:  # fmt: skip
+    if record is None or record.id is None:
+        return not_my_answer()
+    if press.user != record.asker and not await _member(client, record.channel, press.user):
+        return escalation_not_allowed()
+    collections = involved_collections(record.answer)
+    owners = owners_of(config, collections)
+    if not owners:
+        return no_owners()
+    at = deps.now().isoformat()
+    if not await asyncio.to_thread(deps.store.claim_escalation, record.id, press.user, at):
+        return escalated_already()
+    note = escalation_note(press.user, record.question, owners, collections)
+    try:
+        await client.chat_postMessage(
+            channel=record.channel, thread_ts=record.thread_ts, **post_kwargs(note)
+        )
+    except SLACK_CALL_ERRORS as exc:
+        log.error("posting the escalation of answer %s failed: %s", record.id, slack_error(exc))
+        await asyncio.to_thread(deps.store.release_escalation, record.id)
+        return escalation_failed()
+    return escalated()
+
+
+async def _member(client: AsyncWebClient, channel: str, user: str) -> bool:
+    """Whether `user` is a member of `channel`, by conversations.members; False when Slack
+    cannot say (fail closed)."""
+    cursor: str | None = None
+    for _ in range(MEMBER_PAGES):
+        try:
+            response = await client.conversations_members(
+                channel=channel, limit=1000, cursor=cursor
+            )
+        except SLACK_CALL_ERRORS as exc:
+            log.warning("conversations.members on %s failed: %s; escalation refused", channel,
+                        slack_error(exc))  # fmt: skip
+            return False
+        if user in (response.get("members") or ()):
+            return True
+        cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+        if cursor is None:
+            return False
+    return False

@@ -1,0 +1,82 @@
+"""Escalation wording: the "Still need help?" button on a not-found or thumbs-down answer, the
+note in the thread that hands the question to the people who own the docs, and what the presser
+is told when it cannot be sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.render.text import Message, clip, escape, plain, plain_text, section
+
+ESCALATE_ACTION = "docbot_escalate"
+# The button's value when it sits in the answer itself (the message pressed is the answer);
+# on a private note it carries the answer's ts instead.
+IN_ANSWER = "answer"
+QUESTION_CHARS = 500
+
+
+def escalate_block(reply_ts: str = IN_ANSWER) -> dict[str, Any]:
+    """An actions block with the one button that asks the docs' owners for help."""
+    button = {
+        "type": "button",
+        "action_id": ESCALATE_ACTION,
+        "text": plain_text("Still need help?"),
+        "value": reply_ts,
+        "accessibility_label": "Ask the people who own these docs",
+    }
+    return {"type": "actions", "elements": [button]}
+
+
+def owner_mention(owner: str) -> str:
+    """A user ID as a mention; a user group comes in Slack's mention syntax already (config)."""
+    return owner if owner.startswith("<!subteam^") else f"<@{owner}>"
+
+
+def escalation_note(
+    presser: str, question: str, owners: Sequence[str], collections: Sequence[str]
+) -> Message:
+    """The thread note: who still needs help, with what, and the owners of the docs involved.
+
+    The question is the asker's text, escaped, so it pings nobody; only the owners (from
+    docbot.yml) and the presser are mentioned."""
+    names = ", ".join(f"*{escape(name)}*" for name in collections)
+    mentions = " ".join(owner_mention(owner) for owner in owners)
+    asked = escape(clip(" ".join(question.split()), QUESTION_CHARS))
+    text = (
+        f":raising_hand: <@{presser}> still needs help with this question, which I could not "
+        f"answer well from the docs:\n>{asked}\n{mentions}: you own {names}; could you help "
+        "here, and fix or add the page if it is missing?"
+    )
+    return Message(text=plain(text), blocks=(section(text),))
+
+
+def escalated() -> Message:
+    return _note("Done: I asked the people who own these docs in the thread.")
+
+
+def escalated_already() -> Message:
+    return _note("The owners of these docs were already asked in this thread.")
+
+
+def escalation_not_allowed() -> Message:
+    return _note(
+        "Only the person who asked, or a member of this channel, can ask the docs' owners "
+        "for help here."
+    )
+
+
+def no_owners() -> Message:
+    return _note(
+        "Nobody is listed as owning these docs, so there is no one I can ask. A docbot admin "
+        "can add `owners:` to the collection in `docbot.yml`."
+    )
+
+
+def escalation_failed() -> Message:
+    return _note("Sorry, I could not post the request for help; please try again in a minute.")
+
+
+def _note(text: str) -> Message:
+    return Message(text=text, blocks=(section(text),))

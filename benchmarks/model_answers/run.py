@@ -70,9 +70,14 @@ def replay_config(
         lines.append(f"    include: {json.dumps(list(include))}")
     lines += ["answer:", "  generator: openai", f"  api: {api}", f"  model: {MODEL}"]
     lines += ["retrieval:", f"  dense: {json.dumps(dense)}"]
-    config_file = state / f"docbot-{api}.yml"
-    config_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return load_config(config_file)
+    path = config_file(state, api)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_config(path)
+
+
+def config_file(state: Path, api: API) -> Path:
+    """Where replay_config(corpus, state, api) writes its docbot.yml (for `docbot ask --config`)."""
+    return state / f"docbot-{api}.yml"
 
 
 def replay(config: Config, answers: Sequence[ModelAnswer]) -> list[ClaimOutcome]:

@@ -10,7 +10,7 @@ import os
 import secrets
 from types import TracebackType
 
-from bot.store import LEASE_SECONDS, Claim, ClaimKey, EventLedger
+from bot.store import LEASE_SECONDS, Claim, ClaimKey, EventLedger, StoreUnavailable
 
 log = logging.getLogger("docbot.slack")
 
@@ -27,22 +27,42 @@ def process_owner() -> str:
 
 class Lease:
     """A granted claim: renewed in the background until finished; released (free for the next
-    delivery at once) when the run ends any other way, including cancellation at shutdown."""
+    delivery at once) when the run ends any other way, including cancellation at shutdown.
+
+    A store that cannot be reached (StoreUnavailable, which the store logs once per outage)
+    does not stop the answer: the lease counts as held until LEASE_SECONDS after the store last
+    confirmed it, so the reply is posted within that time; a later owner of the claim, which
+    stayed open, looks for that reply before answering (bot/questions.claim_turn). `unclaimed`
+    is a run the store could not claim at all: it answers without a lease."""
 
     def __init__(
-        self, ledger: EventLedger, key: ClaimKey, owner: str, claim: Claim, renew_every: float
-    ) -> None:
+        self, ledger: EventLedger, key: ClaimKey, owner: str, claim: Claim | None,
+        renew_every: float, lease_seconds: float = LEASE_SECONDS,
+    ) -> None:  # fmt: skip
         self.key = key
         self.claim = claim
         self._ledger = ledger
         self._owner = owner
         self._renew_every = renew_every
+        self._lease_seconds = lease_seconds
+        self._confirmed = asyncio.get_running_loop().time()
         self._heartbeat: asyncio.Task[None] | None = None
         self.finished = False
         self.posting = False
 
+    @property
+    def unclaimed(self) -> bool:
+        return self.claim is None
+
+    def held(self) -> bool:
+        """Whether no other owner can have taken the claim over yet, by this process's clock:
+        the store confirmed it less than a lease ago, minus a renewal's worth of margin."""
+        margin = self._lease_seconds - self._renew_every
+        return asyncio.get_running_loop().time() - self._confirmed < margin
+
     async def __aenter__(self) -> Lease:
-        self._heartbeat = asyncio.create_task(self._renew())
+        if not self.unclaimed:
+            self._heartbeat = asyncio.create_task(self._renew())
         return self
 
     async def __aexit__(
@@ -50,26 +70,44 @@ class Lease:
     ) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
-        if not self.finished:
+        if not self.finished and not self.unclaimed:
             try:
                 await asyncio.to_thread(self._ledger.release, self.key, self._owner)
+            except StoreUnavailable:
+                pass  # the store said so once; the lease lapses on its own
             except Exception:
                 # The lease then lapses on its own within LEASE_SECONDS.
                 log.exception("releasing the claim on %s failed", self.key)
 
     async def begin_post(self) -> bool:
-        """Whether this run may post: False when another owner took the claim over."""
-        if not await asyncio.to_thread(self._ledger.begin_post, self.key, self._owner):
-            log.warning("the claim on %s was taken over by another run; not posting", self.key)
-            return False
+        """Whether this run may post: False when another owner took the claim over, or when the
+        store cannot say and the lease may have lapsed meanwhile."""
+        if self.unclaimed:
+            self.posting = True
+            return True
+        try:
+            if not await asyncio.to_thread(self._ledger.begin_post, self.key, self._owner):
+                log.warning("the claim on %s was taken over by another run; not posting", self.key)
+                return False
+        except StoreUnavailable:
+            if not self.held():
+                log.warning(
+                    "not posting the reply on %s: the store cannot confirm its claim, which may "
+                    "have lapsed; it is answered once the store is back", self.key,
+                )  # fmt: skip
+                return False
         self.posting = True
         return True
 
     async def finish(self, reply_ts: str | None = None) -> None:
         """Done, for good; a store failure here is logged: the reply has been posted, and a
         later claim finds it (it is `UNSURE`, then sees the reply)."""
+        if self.unclaimed:
+            return
         try:
             await asyncio.to_thread(self._ledger.finish, self.key, reply_ts)
+        except StoreUnavailable:
+            return  # the claim stays open: its next owner finds the reply and finishes it
         except Exception:
             log.exception("marking %s done failed", self.key)
             return
@@ -82,5 +120,8 @@ class Lease:
                 if not await asyncio.to_thread(self._ledger.renew, self.key, self._owner):
                     log.warning("the claim on %s is no longer this run's", self.key)
                     return
+                self._confirmed = asyncio.get_running_loop().time()
+            except StoreUnavailable:
+                pass  # said once by the store; `held` decides whether to post meanwhile
             except Exception:
                 log.exception("renewing the claim on %s failed", self.key)

@@ -9,6 +9,7 @@ than letting an exception end in silence.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -20,7 +21,7 @@ from bot.leases import Lease
 from bot.live import Live, ask
 from bot.render import Message, render_answer, render_error, render_help, render_input_error
 from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply
-from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey
+from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.working import Working
 from grounding.answer import Answer
 from grounding.progress import Report
@@ -46,6 +47,8 @@ async def claim_before_ack(deps: ListenerDeps, turn: Turn) -> Claim | None:
         return None
     try:
         return await asyncio.to_thread(deps.store.claim, _key(turn), deps.owner, turn.to_payload())
+    except StoreUnavailable:
+        return None  # the store logs its outage once; the listener tries again, then answers
     except Exception:
         log.exception("claiming event %s before its ack failed", turn.event_id)
         return None
@@ -83,11 +86,17 @@ async def claim_turn(
     """The lease on this message, or None when it is answered or being answered.
 
     Never trusts the retry header (Socket Mode says 0 on a first delivery): asks the store,
-    unless `claim` says what it answered already. A run taken over after its owner began
-    posting first looks for the reply it may have posted: in the answer log, then the thread."""
+    unless `claim` says what it answered already. A run taken over first looks for the reply
+    its last owner may have posted, in the answer log, then the thread: an owner that began
+    posting (UNSURE), or one that lost the store and posted without saying so (TAKEN_OVER).
+    When the store cannot be reached at all the question is answered without a claim: Slack
+    delivers an acknowledged event only once, so waiting would lose it."""
     key = _key(turn)
     if claim is None:
-        claim = await asyncio.to_thread(deps.store.claim, key, deps.owner, turn.to_payload())
+        try:
+            claim = await asyncio.to_thread(deps.store.claim, key, deps.owner, turn.to_payload())
+        except StoreUnavailable:
+            return Lease(deps.store, key, deps.owner, None, deps.renew_every)
     if not claim.granted:
         log.info(
             "message %s/%s is %s (event %s)", turn.channel, turn.ts,
@@ -95,14 +104,14 @@ async def claim_turn(
         )  # fmt: skip
         return None
     lease = Lease(deps.store, key, deps.owner, claim, deps.renew_every)
-    if claim is Claim.UNSURE:
+    if claim in (Claim.UNSURE, Claim.TAKEN_OVER):
         reply_ts = await _reply_already_posted(deps.store, client, turn)
         if reply_ts is not None:
             log.info("event %s was answered (reply %s) before its run stopped", turn.event_id,
                      reply_ts)  # fmt: skip
             await lease.finish(reply_ts)
             return None
-    elif claim is Claim.TAKEN_OVER:
+    if claim is Claim.TAKEN_OVER:
         log.info("event %s: taking over from a run that stopped before replying", turn.event_id)
     return lease
 
@@ -194,9 +203,11 @@ async def _answer(
     try:
         context: tuple[str, ...] = ()
         if turn.in_thread:
-            context = await asyncio.to_thread(
-                deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
-            )
+            # Without the store, answered as a question of its own: better than no answer.
+            with contextlib.suppress(StoreUnavailable):
+                context = await asyncio.to_thread(
+                    deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
+                )
         answer = await ask(live.answerer, question, scope, context, turn.user, report)
         owners = owners_of(live.config, involved_collections(answer.to_dict()))
         return render_answer(answer, live.config.feedback, escalate=bool(owners)), answer
@@ -218,6 +229,8 @@ async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | 
     )  # fmt: skip
     try:
         await asyncio.to_thread(deps.store.save_answer, record)
+    except StoreUnavailable:
+        pass  # the store logs its outage once; the reply itself is in the thread
     except Exception:
         log.exception("storing the answer to event %s failed", turn.event_id)
 
@@ -247,7 +260,11 @@ async def record_reason(
 async def _pending_reason(store: AnswerStore, turn: Turn) -> int | None:
     """The answer in this thread whose reason the author was invited to give after a :x:.
 
-    Kept in the store, so an invitation survives a restart of docbot."""
-    return await asyncio.to_thread(
-        store.pending_reason, turn.team, turn.channel, turn.reply_thread, turn.user
-    )
+    Kept in the store, so an invitation survives a restart of docbot; while the store cannot
+    be reached, none is known, and the reply is answered as a question."""
+    try:
+        return await asyncio.to_thread(
+            store.pending_reason, turn.team, turn.channel, turn.reply_thread, turn.user
+        )
+    except StoreUnavailable:
+        return None

@@ -12,7 +12,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import ListenerDeps
 from bot.events import Reaction
 from bot.leases import Lease
-from bot.store import AnswerRecord, EventKey
+from bot.store import AnswerRecord, EventKey, StoreUnavailable
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from retrieval.config import Config
 
@@ -34,6 +34,8 @@ async def handle_reaction(
         return
     try:
         await _record_feedback(deps, client, reaction, kind, bot_user_id, added=added)
+    except StoreUnavailable:
+        pass  # the store logs its outage once; a mark made meanwhile cannot be kept
     except Exception:
         # Runs after the ack: nobody waits on it, so log rather than let Bolt swallow it.
         log.exception(

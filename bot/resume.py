@@ -18,6 +18,7 @@ from bot.deps import ListenerDeps
 from bot.events import Turn
 from bot.leases import RENEW_EVERY_SECONDS
 from bot.questions import handle_turn
+from bot.store import StoreUnavailable
 
 log = logging.getLogger("docbot.slack")
 
@@ -44,6 +45,8 @@ class Resumer:
         while self._bound is not None and self._bound[0].in_flight.accepting:
             try:
                 await self.sweep()
+            except StoreUnavailable:
+                pass  # the store logs its outage once; the next sweep after it resumes all
             except Exception:
                 log.exception("looking for unfinished questions to resume failed")
             await asyncio.sleep(every)

@@ -1,7 +1,8 @@
 """Session-wide fixtures: one real PostgreSQL server for the whole run (tests/postgres_server.py).
 
 `postgres_url` is a fresh, empty database on it for one test (its schema dropped and made again);
-`postgres_server` is the server itself. Tests that ask for either skip, with the reason, when no
+`postgres_server` is the server itself; `private_postgres` a server of one test's own, to stop and
+start. Tests that ask for any of them skip, with the reason, when no
 server can be started here (under .ci/run, where one must start, they fail instead).
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Iterator
 
 import asyncpg
 import pytest
@@ -18,6 +20,7 @@ from tests.postgres_server import (
     PostgresServer,
     Unavailable,
     make_shared_dir,
+    private_server,
     shared_server,
     stop_shared_server,
 )
@@ -33,14 +36,34 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         stop_shared_server()
 
 
+def _unavailable(exc: Unavailable) -> None:
+    if os.environ.get(REQUIRED_ENV) == "required":
+        pytest.fail(f"PostgreSQL is required here ({REQUIRED_ENV}=required): {exc}")
+    pytest.skip(f"no PostgreSQL server can be started: {exc}")
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> PostgresServer:
     try:
         return shared_server()
     except Unavailable as exc:
-        if os.environ.get(REQUIRED_ENV) == "required":
-            pytest.fail(f"PostgreSQL is required here ({REQUIRED_ENV}=required): {exc}")
-        pytest.skip(f"no PostgreSQL server can be started: {exc}")
+        _unavailable(exc)
+        raise
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[PostgresServer]:
+    """A server of this test's own, which it may `stop` and `start` again (same port): for
+    outage tests, which must not stop the session's shared server under other workers."""
+    try:
+        server = private_server()
+    except Unavailable as exc:
+        _unavailable(exc)
+        raise
+    try:
+        yield server
+    finally:
+        server.remove()
 
 
 @pytest.fixture(scope="session")

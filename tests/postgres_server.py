@@ -162,8 +162,12 @@ def private_server(root: Path | None = None) -> PostgresServer:
     if root is None:
         root = Path(tempfile.mkdtemp(prefix="docbot-pg-"))
     server = PostgresServer(root, bin_dir)
-    server.init()
-    server.start()
+    try:
+        server.init()
+        server.start()
+    except BaseException:
+        server.remove()
+        raise
     return server
 
 

@@ -19,13 +19,16 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import REFUSED_WHILE_CLOSING
+from bot.health import Readiness
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
 from bot.live import Live, LiveRuntime, Reload
+from bot.metrics import Metrics
 from bot.policy import ChannelPolicy, slack_channel_lookup
 from bot.resume import Resumer
 from bot.retries import RATE_LIMIT_RETRIES, SERVER_ERROR_RETRIES, RetryPolicy
 from bot.settings import Settings
 from bot.store import AnswerStore
+from bot.webapi import ObservedWebClient
 from retrieval.config import Config
 
 __all__ = [
@@ -71,15 +74,23 @@ def _filter_bolt_logs(*names: str) -> None:
             logger.addFilter(BoltLogFilter())
 
 
-def make_slack_client(settings: Settings, retry: RetryPolicy | None = None) -> AsyncWebClient:
+def make_slack_client(
+    settings: Settings, retry: RetryPolicy | None = None, metrics: Metrics | None = None
+) -> AsyncWebClient:
     """The Web API client: `DOCBOT_SLACK_API_URL` when set, retrying 429s and 5xx (`retry`:
-    slack_sdk's backoff and Slack's Retry-After unless a test passes its own waiting)."""
-    return AsyncWebClient(
+    slack_sdk's backoff and Slack's Retry-After unless a test passes its own waiting); with
+    `metrics`, each call that fails for good is counted by method."""
+    return ObservedWebClient(
+        on_error=metrics.slack_error if metrics is not None else _uncounted,
         token=settings.bot_token(),
         base_url=settings.slack_api_url or SLACK_API_URL,
         retry_handlers=(retry or RetryPolicy()).handlers(),
         logger=logging.getLogger("docbot.slack.client"),
     )
+
+
+def _uncounted(method: str) -> None:
+    """A failed call nobody counts (a client built without metrics)."""
 
 
 def build_app(
@@ -94,17 +105,21 @@ def build_app(
     retry: RetryPolicy | None = None,
     reload: Reload | None = None,
     resumer: Resumer | None = None,
+    metrics: Metrics | None = None,
+    readiness: Readiness | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
     HTTP mode (no SLACK_APP_TOKEN) needs the signing secret: checked here, at start-up, not on
     the first request. Socket Mode connections are authenticated by the app token instead.
     With `reload`, docbot.yml and the index are read again whenever they change (bot/live.py);
-    without it, `config` and `answerer` serve until the process ends.
+    without it, `config` and `answerer` serve until the process ends. `metrics` counts what
+    /metrics shows, `readiness` answers /readyz (bot/serve.py serves both).
     """
     settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
     signing_secret = "" if settings.socket_mode else settings.signing_secret()
-    client = client or make_slack_client(settings, retry)
+    metrics = metrics or Metrics()
+    client = client or make_slack_client(settings, retry, metrics)
     _filter_bolt_logs(BOLT_LOGGER)  # before AsyncApp, which logs the token warning on it
     app = AsyncApp(
         client=client,
@@ -120,7 +135,12 @@ def build_app(
     _filter_bolt_logs(VERIFICATION_LOGGER)
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
     runtime = LiveRuntime(Live(config, answerer, policy), reload)
-    deps = ListenerDeps(runtime=runtime, store=store, in_flight=in_flight or InFlight())
+    deps = ListenerDeps(
+        runtime=runtime, store=store, in_flight=in_flight or InFlight(), metrics=metrics
+    )
+    metrics.count_in_flight(deps.in_flight.pending)
+    if readiness is not None:
+        readiness.bind(deps)
     app.middleware(_refuse_when_closed(deps.in_flight))
     register(app, deps)
     if resumer is not None:

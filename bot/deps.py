@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from bot.leases import RENEW_EVERY_SECONDS, process_owner
 from bot.live import LiveRuntime
+from bot.metrics import Metrics
 from bot.store import AnswerStore
 from bot.working import StatusSupport
 
@@ -82,3 +83,4 @@ class ListenerDeps:
     renew_every: float = RENEW_EVERY_SECONDS
     # Where Slack refused the AI-app status (bot/working.py): :eyes: there instead.
     status: StatusSupport = field(default_factory=StatusSupport)
+    metrics: Metrics = field(default_factory=Metrics)  # what /metrics shows (bot/metrics.py)

@@ -58,6 +58,7 @@ async def handle_feedback_press(
                       press.message_ts)  # fmt: skip
         await tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
         return
+    deps.metrics.feedback(kind, added=mark == kind)  # a press again takes the mark back
     if mark == "wrong" and press.trigger_id and await _open_modal(client, press, record):
         return
     said = mark_recorded(_value(mark), await _escalation(deps, record))

@@ -24,6 +24,7 @@ from bot.questions import claim_before_ack, handle_reason_only, handle_turn
 from bot.reactions import handle_reaction
 from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
+from bot.webapi import observed
 
 log = logging.getLogger("docbot.slack")
 
@@ -45,13 +46,17 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             context[PRE_CLAIM] = await claim_before_ack(deps, turn)
         await next_()
 
+    def counted(client: AsyncWebClient) -> AsyncWebClient:
+        # Bolt hands each request a fresh client: this one counts its failures (/metrics).
+        return observed(client, deps.metrics.slack_error)
+
     async def on_mention(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
         turn = parse_turn(body, context.bot_user_id)
         if turn is not None:
             with deps.in_flight.track():
-                await handle_turn(deps, client, turn, context.get(PRE_CLAIM))
+                await handle_turn(deps, counted(client), turn, context.get(PRE_CLAIM))
 
     async def on_message(
         body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -59,6 +64,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
         turn = parse_turn(body, context.bot_user_id)
         if turn is None:
             return
+        client = counted(client)
         with deps.in_flight.track():
             if turn.channel_type == "im":
                 await handle_turn(deps, client, turn, context.get(PRE_CLAIM))
@@ -73,7 +79,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
         added = body["event"]["type"] == "reaction_added"  # else reaction_removed
         with deps.in_flight.track():
             reaction = parse_reaction(body)
-            await handle_reaction(deps, client, reaction, context.bot_user_id, added=added)
+            await handle_reaction(deps, counted(client), reaction, context.bot_user_id, added=added)
 
     async def on_feedback_button(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
@@ -82,7 +88,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             await ack()
             press = parse_button(body, FEEDBACK_ACTION)
             if press is not None:
-                await handle_feedback_press(deps, client, press)
+                await handle_feedback_press(deps, counted(client), press)
 
     async def on_feedback_reason(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
@@ -96,7 +102,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
                 return
             await ack()
             if submission is not None:
-                await handle_reason(deps, client, submission)
+                await handle_reason(deps, counted(client), submission)
 
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))

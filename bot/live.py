@@ -119,6 +119,12 @@ class LiveRuntime:
         self._seen = self._stamps(live.config)
         self._lock = asyncio.Lock()
 
+    @property
+    def serving(self) -> bool:
+        """False while every answer is an error because the index could not be loaded for a
+        changed config (`Unavailable`); /readyz reports it."""
+        return not isinstance(self._live.answerer, Unavailable)
+
     async def current(self) -> Live:
         if self._reload is None or self._stamps(self._live.config) == self._seen:
             return self._live

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -98,6 +99,7 @@ async def claim_turn(
         except StoreUnavailable:
             return Lease(deps.store, key, deps.owner, None, deps.renew_every)
     if not claim.granted:
+        deps.metrics.delivery_dropped(claim.value)
         log.info(
             "message %s/%s is %s (event %s)", turn.channel, turn.ts,
             "answered" if claim is Claim.DONE else "being answered", turn.event_id,
@@ -110,6 +112,7 @@ async def claim_turn(
             log.info("event %s was answered (reply %s) before its run stopped", turn.event_id,
                      reply_ts)  # fmt: skip
             await lease.finish(reply_ts)
+            deps.metrics.delivery_dropped("posted")
             return None
     if claim is Claim.TAKEN_OVER:
         log.info("event %s: taking over from a run that stopped before replying", turn.event_id)
@@ -195,10 +198,12 @@ async def _answer(
             f"That question is {len(turn.text):,} characters long; I can take up to "
             f"{MAX_QUESTION_CHARS:,}. Ask about one thing, or quote only the relevant part."
         )
+        deps.metrics.not_answered("input_error")
         return render_input_error(too_long), None
     try:
         question = check_question(turn.text)
     except InputError as exc:
+        deps.metrics.not_answered("input_error")
         return render_input_error(str(exc)), None
     try:
         context: tuple[str, ...] = ()
@@ -208,12 +213,15 @@ async def _answer(
                 context = await asyncio.to_thread(
                     deps.store.thread_questions, turn.team, turn.channel, turn.reply_thread
                 )
+        started = time.perf_counter()
         answer = await ask(live.answerer, question, scope, context, turn.user, report)
+        deps.metrics.answered(answer, time.perf_counter() - started)
         owners = owners_of(live.config, involved_collections(answer.to_dict()))
         return render_answer(answer, live.config.feedback, escalate=bool(owners)), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.
         log.exception("answering event %s in %s failed", turn.event_id, turn.channel)
+        deps.metrics.not_answered("error")
         return render_error(INTERNAL_ERROR), None
 
 

@@ -64,7 +64,7 @@ async def _record_feedback(
         if added:
             await _add_feedback(deps, client, reaction, kind, record, record.id, bot_user_id)
         else:
-            await _retract_feedback(deps, reaction, record.id)
+            await _retract_feedback(deps, reaction, kind, record.id)
         await lease.finish()
 
 
@@ -76,15 +76,21 @@ async def _add_feedback(
     before = await asyncio.to_thread(store.wrong_count, answer_id)
     at = deps.now().isoformat()
     new = await asyncio.to_thread(store.add_feedback, answer_id, user, kind, reaction.emoji, at)
+    if new:
+        deps.metrics.feedback(kind, added=True)
     # Thank (and invite a reason from) each person once, on their first wrong-mark.
     if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) > before:
         await asyncio.to_thread(store.invite_reason, answer_id, user)
         await _thank_for_wrong(client, record, user, bot_user_id)
 
 
-async def _retract_feedback(deps: ListenerDeps, reaction: Reaction, answer_id: int) -> None:
+async def _retract_feedback(
+    deps: ListenerDeps, reaction: Reaction, kind: str, answer_id: int
+) -> None:
     # Retracting the user's last wrong-mark also withdraws their invitation (in the store).
-    await asyncio.to_thread(deps.store.remove_feedback, answer_id, reaction.user, reaction.emoji)
+    store = deps.store
+    if await asyncio.to_thread(store.remove_feedback, answer_id, reaction.user, reaction.emoji):
+        deps.metrics.feedback(kind, added=False)
 
 
 async def _thank_for_wrong(

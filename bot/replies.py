@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Turn
 from bot.render import Message, mrkdwn, post_kwargs
-from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
+from bot.webapi import SLACK_CALL_ERRORS, ObservedWebClient, slack_error, slack_error_code
 
 log = logging.getLogger("docbot.slack")
 
@@ -97,11 +98,14 @@ async def react(client: AsyncWebClient, method: str, turn: Turn) -> bool:
 def cosmetic_client(client: AsyncWebClient) -> AsyncWebClient:
     """The same workspace and API as `client`, but one try with a short timeout: a 429 on the
     :eyes: drops it instead of holding the reply for Retry-After."""
-    return AsyncWebClient(
+    options: dict[str, Any] = dict(
         token=client.token, base_url=client.base_url, timeout=COSMETIC_TIMEOUT_SECONDS,
         ssl=client.ssl, proxy=client.proxy, headers=client.headers, logger=client.logger,
         retry_handlers=[],
     )  # fmt: skip
+    if isinstance(client, ObservedWebClient):  # its failures are counted too
+        return ObservedWebClient(on_error=client.on_error, **options)
+    return AsyncWebClient(**options)
 
 
 async def tell(

@@ -10,7 +10,7 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from aiohttp import web
@@ -20,9 +20,11 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import build_app
+from bot.health import Readiness
 from bot.inbound import Verdict, check_body, check_signed
 from bot.listeners import Answerer, InFlight
 from bot.live import Reload
+from bot.metrics import CONTENT_TYPE, Metrics
 from bot.resume import Resumer
 from bot.retries import RetryPolicy
 from bot.settings import Settings, SettingsError
@@ -42,9 +44,12 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 def http_app(
     app: AsyncApp, signing_secret: str, *, path: str = EVENTS_PATH,
-    now: Callable[[], float] = time.time,
+    now: Callable[[], float] = time.time, readiness: Readiness | None = None,
+    metrics: Metrics | None = None,
 ) -> web.Application:  # fmt: skip
-    """The aiohttp application that hands Slack's signed requests to Bolt.
+    """The aiohttp application that hands Slack's signed requests to Bolt, beside GET /healthz
+    (the process is up), /readyz (with `readiness`: 200, or 503 and why) and /metrics (with
+    `metrics`: Prometheus's text format).
 
     The signature is checked here, before anything parses the body (bot/inbound.py), and Bolt
     checks it again. A rejected request is answered 401 (not signed by Slack) or 400 (signed
@@ -75,7 +80,30 @@ def http_app(
     web_app = web.Application()
     web_app.router.add_post(path, events)
     web_app.router.add_get("/healthz", health)
+    if readiness is not None:
+        web_app.router.add_get("/readyz", _ready(readiness))
+    if metrics is not None:
+        web_app.router.add_get("/metrics", _scrape(metrics))
     return web_app
+
+
+def _ready(readiness: Readiness) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def ready(_: web.Request) -> web.Response:
+        problems = await readiness.problems()
+        if problems:
+            return web.Response(status=503, text="not ready: " + "; ".join(problems) + "\n")
+        return web.Response(text="ready\n")
+
+    return ready
+
+
+def _scrape(metrics: Metrics) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def scrape(_: web.Request) -> web.Response:
+        response = web.Response(body=metrics.exposition())
+        response.headers["Content-Type"] = CONTENT_TYPE
+        return response
+
+    return scrape
 
 
 def _refuse(request: web.Request, verdict: Verdict) -> web.Response:
@@ -107,10 +135,10 @@ async def run_serve(
     With `reload`, changes to docbot.yml and the index apply from the next question. `retry`
     is how the Web API client waits between tries (slack_sdk's backoff unless a test says)."""
     in_flight = in_flight or InFlight()
-    resumer = Resumer()
+    resumer, metrics, readiness = Resumer(), Metrics(), Readiness()
     app = build_app(
         settings, answerer, store, config=config, in_flight=in_flight, reload=reload, retry=retry,
-        resumer=resumer,
+        resumer=resumer, metrics=metrics, readiness=readiness,
     )  # fmt: skip
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
@@ -131,22 +159,31 @@ async def run_serve(
     else:
         listen_host = config.serve.host if host is None else host
         listen_port = config.serve.port if port is None else port
-        serving = asyncio.create_task(
-            _serve_http(app, settings.signing_secret(), listen_host, listen_port)
-        )
+        endpoints = http_app(app, settings.signing_secret(), readiness=readiness, metrics=metrics)
+        serving = asyncio.create_task(_serve_http(endpoints, listen_host, listen_port))
     # What a previous process left unfinished is answered now, not when Slack retries (it may not).
-    resuming = asyncio.create_task(resumer.run())
+    background = [asyncio.create_task(resumer.run())]
+    if reload is not None:  # a newly published index is swapped in even when nobody asks
+        background.append(asyncio.create_task(readiness.watch()))
     try:
         await _until_stopped(serving)
     finally:
-        # Refuse what still arrives (Slack delivers it again), stop listening, then let the
-        # answers already acknowledged post their replies.
+        # Refuse what still arrives (Slack delivers it again), then let the answers already
+        # acknowledged post their replies. HTTP mode listens until they have, answering 503 to
+        # events and to /readyz, so a load balancer moves traffic on; Socket Mode disconnects
+        # first (an unacknowledged envelope is delivered to another connection).
         in_flight.close()
-        for task in (resuming, serving):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        first = (*background, serving) if settings.socket_mode else tuple(background)
+        await _cancel(first)
         await _drain(in_flight, DRAIN_SECONDS)
+        await _cancel((serving,))
+
+
+async def _cancel(tasks: Sequence[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def _until_stopped(serving: asyncio.Task[None]) -> None:
@@ -197,8 +234,8 @@ async def check_token(client: AsyncWebClient) -> dict[str, object]:
     return dict(response.data) if isinstance(response.data, dict) else {}
 
 
-async def _serve_http(app: AsyncApp, signing_secret: str, host: str, port: int) -> None:
-    runner = web.AppRunner(http_app(app, signing_secret))
+async def _serve_http(endpoints: web.Application, host: str, port: int) -> None:
+    runner = web.AppRunner(endpoints)
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port)

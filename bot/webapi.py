@@ -8,10 +8,13 @@ connection (ServerDisconnectedError) is an aiohttp.ClientError, not an OSError.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
     SlackClientError,  # includes SlackApiError
@@ -53,6 +56,44 @@ def slack_error_code(exc: BaseException) -> str | None:
     data = getattr(exc.response, "data", exc.response)
     code = data.get("error") if isinstance(data, Mapping) else None
     return code if isinstance(code, str) and code else None
+
+
+class ObservedWebClient(AsyncWebClient):
+    """The Web API client that reports every call that failed, after its retries, by method
+    (`on_error("chat.postMessage")`): each generated method goes through `api_call`."""
+
+    def __init__(self, *, on_error: Callable[[str], None], **options: Any) -> None:
+        super().__init__(**options)
+        self.on_error = on_error
+
+    async def api_call(
+        self, api_method: str, *, http_verb: str = "POST", files: dict[str, Any] | None = None,
+        data: dict[str, Any] | aiohttp.FormData | None = None,
+        params: dict[str, Any] | None = None, json: dict[str, Any] | None = None,
+        headers: dict[str, Any] | None = None, auth: dict[str, Any] | None = None,
+    ) -> AsyncSlackResponse:  # fmt: skip
+        try:
+            return await super().api_call(
+                api_method, http_verb=http_verb, files=files, data=data, params=params,
+                json=json, headers=headers, auth=auth,
+            )  # fmt: skip
+        except SLACK_CALL_ERRORS:
+            self.on_error(api_method)
+            raise
+
+
+def observed(client: AsyncWebClient, on_error: Callable[[str], None]) -> ObservedWebClient:
+    """`client` (the one Bolt builds for each request, say) with its failures reported: the
+    same token, workspace, session and retries."""
+    if isinstance(client, ObservedWebClient) and client.on_error is on_error:
+        return client
+    return ObservedWebClient(
+        on_error=on_error, token=client.token, base_url=client.base_url, timeout=client.timeout,
+        ssl=client.ssl, proxy=client.proxy, session=client.session,
+        trust_env_in_session=client.trust_env_in_session, headers=client.headers,
+        team_id=client.default_params.get("team_id"), logger=client.logger,
+        retry_handlers=client.retry_handlers,
+    )  # fmt: skip
 
 
 def _clip(text: str) -> str:

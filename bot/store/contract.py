@@ -222,4 +222,9 @@ class FeedbackLog(Protocol):
 class AnswerStore(EventLedger, AnswerLog, FeedbackLog, Protocol):
     """All three seams on one backend (one file, or one database)."""
 
+    def ping(self) -> None:
+        """Return once the backend answers a trivial query; StoreError when it cannot (a
+        replica is then not ready: bot/health.py)."""
+        ...
+
     def close(self) -> None: ...

@@ -291,6 +291,10 @@ class SQLiteAnswerStore:
             for row in rows
         )  # fmt: skip
 
+    def ping(self) -> None:
+        with self._read() as conn:
+            conn.execute("SELECT 1").fetchone()
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

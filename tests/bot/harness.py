@@ -23,7 +23,9 @@ from pydantic import SecretStr
 from slack_bolt.async_app import AsyncApp
 
 from bot.app import Answerer, InFlight, RetryPolicy, build_app
+from bot.health import Readiness
 from bot.live import Reload
+from bot.metrics import Metrics
 from bot.resume import Resumer
 from bot.serve import http_app
 from bot.settings import Settings
@@ -201,11 +203,13 @@ def settings_for(slack: FakeSlack) -> Settings:
 async def running_app(
     slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore,
     *, reload: Reload | None = None, in_flight: InFlight | None = None,
-    resumer: Resumer | None = None,
+    resumer: Resumer | None = None, metrics: Metrics | None = None,
+    readiness: Readiness | None = None,
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them;
     `in_flight` lets a test wait until every handler has finished (its drain). The Web API
-    client's retries do not sleep: `RunningApp.waits` records what they asked for."""
+    client's retries do not sleep: `RunningApp.waits` records what they asked for. With
+    `metrics` / `readiness`, /metrics and /readyz are served beside /slack/events."""
     in_flight = in_flight or InFlight()
     retry, waits = instant_retries()
     app = build_app(
@@ -217,8 +221,11 @@ async def running_app(
         in_flight=in_flight,
         retry=retry,
         resumer=resumer,
+        metrics=metrics,
+        readiness=readiness,
     )
-    runner = web.AppRunner(http_app(app, SIGNING_SECRET), access_log=None)
+    endpoints = http_app(app, SIGNING_SECRET, readiness=readiness, metrics=metrics)
+    runner = web.AppRunner(endpoints, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

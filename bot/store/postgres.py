@@ -240,6 +240,9 @@ class PostgresAnswerStore:
         """Every recorded mark joined with its answer and reasons, oldest first."""
         return self._db.run(lambda c: feedback.entries(c, wrong_only))
 
+    def ping(self) -> None:
+        self._first("SELECT 1", {})
+
     def close(self) -> None:
         self._db.close()
 

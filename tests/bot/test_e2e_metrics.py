@@ -72,8 +72,8 @@ def test_metrics_count_slack_errors_by_method_and_feedback_marks(
             fake_slack() as slack,
             running_app(with_channels(slack), config, answerer, store, metrics=Metrics()) as app,
         ):
-            # The :eyes: is one try: its failure is final, and counted.
-            slack.fail_next("reactions.add", 500)
+            # The working status is cosmetic, one try: its failure is final, and counted.
+            slack.fail_next("assistant.threads.setStatus", 500)
             await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "72.000100"))
             reply_ts = await stored_reply(slack, store)
             await app.settle()
@@ -86,7 +86,7 @@ def test_metrics_count_slack_errors_by_method_and_feedback_marks(
             await app.settle()
             retracted = await scrape(app)
 
-        errors = ("docbot_slack_api_errors_total", (("method", "reactions.add"),))
+        errors = ("docbot_slack_api_errors_total", (("method", "assistant.threads.setStatus"),))
         assert marked[errors] == 1
         assert ("docbot_slack_api_errors_total", (("method", "chat.postMessage"),)) not in marked
         wrong_added = ("docbot_feedback_marks_total", (("change", "added"), ("kind", "wrong")))

@@ -24,8 +24,8 @@ from grounding.generators.base import (
 )
 from grounding.progress import Checking, Reading, Report, Searching, ignore
 from grounding.prompt import build_prompt, correction_note
-from grounding.retriever import Retriever
-from grounding.rewrite import QueryRewriter, Rewrite, rewrite_or_not
+from grounding.retriever import Retriever, search_all
+from grounding.rewrite import QueryRewriter, rewrite_or_not
 from grounding.schema import GroundedResponse
 from grounding.untrusted import new_nonce
 from grounding.verification import (
@@ -37,7 +37,6 @@ from grounding.verification import (
 )
 from retrieval.chunks import Chunk, Hit
 from retrieval.config import DEADLINE_SECONDS, REWRITE_SECONDS
-from retrieval.fusion import fuse_queries
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope
 
@@ -131,7 +130,8 @@ class AnswerPipeline:
         )
         rewrite_ms = _ms_since(started)
         started = time.perf_counter()
-        hits = await asyncio.to_thread(self._search, _query(question, context), rewrite, scope)
+        queries = (thread_query(question, context), *rewrite.queries)
+        hits = await asyncio.to_thread(search_all, self._retriever, queries, scope, self._k)
         hits = self._inside(hits, scope)
         retrieve_ms = _ms_since(started)
         started = time.perf_counter()
@@ -213,11 +213,6 @@ class AnswerPipeline:
             return first.response, first.usage
         return second.response, _sum(first.usage, second.usage)
 
-    def _search(self, query: str, rewrite: Rewrite, scope: Scope) -> tuple[Hit, ...]:
-        """The question's hits, fused with its rewrites' (each searched in the same scope)."""
-        lists = [self._retriever.search(q, scope, self._k) for q in (query, *rewrite.queries)]
-        return fuse_queries(lists, self._k)
-
     def _inside(self, hits: Sequence[Hit], scope: Scope) -> tuple[Hit, ...]:
         """Defence in depth: a retriever bug must not put another scope's chunk in a prompt."""
         allowed = set(scope.collections)
@@ -249,7 +244,8 @@ class AnswerPipeline:
         return answer
 
 
-def _query(question: str, context: Sequence[str]) -> str:
+def thread_query(question: str, context: Sequence[str]) -> str:
+    """What is searched for a question: it, after the last few earlier questions of its thread."""
     earlier = [text.strip() for text in context if text.strip()][-CONTEXT_QUESTIONS:]
     return "\n".join([*earlier, question])
 

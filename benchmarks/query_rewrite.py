@@ -1,12 +1,13 @@
 """Query rewriting: retrieval recall with and without rewrites, on the dev questions' splits.
 
-The rewrites are the queries a model would give (benchmarks/questions/rewrites.jsonl, written for
-this benchmark: English, standalone, acronyms and setting names spelled out, no answers). They are
-served by the fake OpenAI-compatible server and read back through the real `openai` client and
-grounding.rewrite.ModelRewriter, then every condition searches with grounding.retriever.search_all,
-as the pipeline does. Questions: the answerable ones of benchmarks/questions/<corpus>.jsonl, and
-the thread follow-ups of followups.jsonl (each with its earlier questions). Splits by id hash
-(benchmarks/dev_questions.split_of): choose the rule on train; test is for measuring.
+The rewrites are the queries a model would give (benchmarks/query_rewrites/rewrites.jsonl,
+written for this benchmark: English, standalone, acronyms and setting names spelled out, no
+answers). They are served by the fake OpenAI-compatible server and read back through the real
+`openai` client and grounding.rewrite.ModelRewriter, then every condition searches with
+grounding.retriever.search_all, as the pipeline does. Questions: the answerable ones of
+benchmarks/questions/<corpus>.jsonl, and the thread follow-ups of query_rewrites/followups.jsonl
+(each with its earlier questions). Splits by id hash (benchmarks/dev_questions.split_of): choose
+the rule on train; test is for measuring.
 
 Conditions:
 - none: the question alone (a follow-up: its thread's earlier questions, then it, as today);
@@ -59,6 +60,9 @@ from retrieval.scopes import ConversationKind, resolve_scope
 from tests.grounding.fake_openai import FakeOpenAI, Recorded, Reply, loopback_http_client
 from tests.grounding.rewrite_harness import queries
 
+# Not in benchmarks/questions: those are question sets in docbot eval's line format; these hold
+# threads and rewrites, which that format does not have.
+REWRITES = QUESTIONS.parent / "query_rewrites"
 CONDITIONS = ("none", "always", "rewrites only", "rule")
 GROUPS = ("English standalone", "not English", "follow-up")
 
@@ -90,7 +94,7 @@ def load_items(corpus: str) -> list[Item]:
         for q in load_questions(corpus)
         if q.answerable
     ]
-    for line in (QUESTIONS / "followups.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (REWRITES / "followups.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if row["corpus"] == corpus:
             items.append(
@@ -116,7 +120,7 @@ def masked(item: Item, rewrite: Sequence[str]) -> tuple[str, ...]:
 
 
 def load_rewrites(mask: Mapping[str, Item] | None = None) -> dict[str, tuple[str, ...]]:
-    path = QUESTIONS / "rewrites.jsonl"
+    path = REWRITES / "rewrites.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     table = {row["id"]: tuple(row["queries"]) for row in rows}
     if mask is not None:

@@ -21,12 +21,14 @@ from grounding.generators.base import (
     GenerationError,
     GenerationRequest,
     Generator,
+    StreamingGenerator,
 )
 from grounding.progress import Checking, Reading, Report, Searching, ignore
 from grounding.prompt import build_prompt, correction_note
 from grounding.retriever import Retriever, search_all
 from grounding.rewrite import QueryRewriter, rewrite_or_not
 from grounding.schema import GroundedResponse
+from grounding.streamed import StreamedClaims
 from grounding.untrusted import new_nonce
 from grounding.verification import (
     Verification,
@@ -151,8 +153,55 @@ class AnswerPipeline:
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
         report(Reading(len(packet.items)))
-        answer = await self._generate(base, packet, user_id, deadline, report)
+        if report is not ignore and isinstance(self._generator, StreamingGenerator):
+            # Someone is watching: verify each claim as the model writes it (grounding/streamed.py).
+            answer = await self._generate_streamed(base, packet, user_id, deadline, report)
+        else:
+            answer = await self._generate(base, packet, user_id, deadline, report)
         return self._finish(answer, scope, hits=len(hits))
+
+    async def _generate_streamed(
+        self, base: Answer, packet: EvidencePacket, user_id: str | None, deadline: Deadline,
+        report: Report,
+    ) -> Answer:  # fmt: skip
+        """Like `_generate`, but every claim is checked (and reported) the moment it is complete.
+
+        The regeneration rule is the batch one; a failure after a claim was shown keeps what was
+        shown (verified, and never retracted) with the failure in `error_detail`."""
+        assert isinstance(self._generator, StreamingGenerator)
+        started = time.perf_counter()
+        request = GenerationRequest(
+            packet, build_prompt(packet), user_id=user_id, deadline=deadline
+        )
+        claims = StreamedClaims(packet, self._url_for, report)
+        usage, last, detail = base.usage, None, ""
+        for attempt in (1, 2):
+            feed = claims.feed()
+            try:
+                generation = await self._generator.stream(request, feed)
+            except GenerationError as exc:
+                if last is None and not claims.claims:
+                    return self._failed(_timed(base, "generate", _ms_since(started)), exc)
+                self._log.warning(
+                    "generation %d failed kind=%s with %d claim(s) shown; keeping them: %s",
+                    attempt, exc.kind, len(claims.claims), exc,
+                )  # fmt: skip
+                detail = f"{exc.kind}: {exc}"
+                break
+            feed.finish(generation.response)
+            usage, last = _sum(usage, generation.usage), generation.response
+            unknown, misquoted = unknown_citations(last, packet), unknown_quotes(last, packet)
+            if attempt == 2 or not (unknown or misquoted):
+                break
+            self._log.info("regenerating: %d unknown evidence ids, %d unknown quotes "
+                           "(streamed)", len(unknown), len(misquoted))  # fmt: skip
+            note = correction_note(unknown, packet.labels, misquoted)
+            request = replace(request, correction=note)
+        elapsed = _ms_since(started) - claims.verify_seconds * 1000.0
+        answered = _timed(replace(base, usage=usage, error_detail=detail), "generate", elapsed)
+        answered = _timed(answered, "verify", claims.verify_seconds * 1000.0)
+        fallback = last or GroundedResponse(status="answered", claims=[], message="")
+        return _verified(answered, claims.result(fallback))
 
     async def _generate(
         self, base: Answer, packet: EvidencePacket, user_id: str | None, deadline: Deadline,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from grounding.answer import Usage
 from grounding.deadline import Deadline
@@ -62,3 +63,17 @@ class Generator(Protocol):
         ...
 
     async def generate(self, request: GenerationRequest) -> Generation: ...
+
+
+@runtime_checkable
+class StreamingGenerator(Generator, Protocol):
+    """A Generator that can also hand over its output text while the model writes it."""
+
+    async def stream(
+        self, request: GenerationRequest, on_text: Callable[[str], None]
+    ) -> Generation:
+        """As `generate`, calling `on_text` with each piece of the response text as it arrives
+        (synchronously, in order; it must not block). The returned Generation, parsed and
+        validated from the whole text, is what counts; a failure raises GenerationError, maybe
+        after some text was handed over."""
+        ...

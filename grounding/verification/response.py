@@ -37,7 +37,7 @@ class Verification:
 
 
 @dataclass(frozen=True, slots=True)
-class _Kept:
+class Kept:
     text: str
     items: tuple[EvidenceItem, ...]
     quotes: tuple[Located, ...]
@@ -81,24 +81,29 @@ def verify(
         return _not_found(not_answered_message(packet), ())
     if not response.claims:
         return _not_found(no_claims_message(packet), ())
-    kept: list[_Kept] = []
+    kept: list[Kept] = []
     dropped: list[DroppedClaim] = []
     for claim in response.claims:
-        text = _LABEL_MARKERS.sub("", claim.text).strip()
-        checked = _check_claim(text, claim, packet)
-        if isinstance(checked, _Kept):
+        checked = check_claim(claim, packet)
+        if isinstance(checked, Kept):
             kept.append(checked)
         else:
-            dropped.append(DroppedClaim(text, *checked))
+            dropped.append(checked)
     if not kept:
         return _not_found(unverified_message(packet, len(dropped)), tuple(dropped))
     claims, sources = _number(kept, url_for)
     return Verification(AnswerStatus.ANSWERED, claims, sources, tuple(dropped), "")
 
 
-def _check_claim(
-    text: str, claim: GroundedClaim, packet: EvidencePacket
-) -> _Kept | tuple[str, str]:
+def check_claim(claim: GroundedClaim, packet: EvidencePacket) -> Kept | DroppedClaim:
+    """One claim on its own, as `verify` checks each (a streamed answer checks them as they
+    come): kept with its items and quotes, or dropped with the reason."""
+    text = _LABEL_MARKERS.sub("", claim.text).strip()
+    checked = _check_claim(text, claim, packet)
+    return checked if isinstance(checked, Kept) else DroppedClaim(text, *checked)
+
+
+def _check_claim(text: str, claim: GroundedClaim, packet: EvidencePacket) -> Kept | tuple[str, str]:
     """The claim kept with its items and quotes, or (reason, detail) when it must be dropped."""
     labels = tuple(dict.fromkeys(normalize_label(c) for c in claim.citations))
     if not labels:
@@ -114,7 +119,7 @@ def _check_claim(
     problem = support_problem(text, evidence_text(known))
     if problem is not None:
         return "unsupported", problem
-    return _Kept(text, known, located)
+    return Kept(text, known, located)
 
 
 def evidence_text(items: Iterable[EvidenceItem]) -> str:
@@ -123,21 +128,34 @@ def evidence_text(items: Iterable[EvidenceItem]) -> str:
 
 
 def _number(
-    kept: Sequence[_Kept], url_for: Callable[[Chunk], str | None]
+    kept: Sequence[Kept], url_for: Callable[[Chunk], str | None]
 ) -> tuple[tuple[Claim, ...], tuple[Source, ...]]:
     """Sources numbered 1.. in order of first use; each claim cites those numbers."""
-    numbers: dict[str, int] = {}
-    sources: list[Source] = []
-    claims: list[Claim] = []
-    for claim in kept:
+    numbering = Numbering(url_for)
+    claims = tuple(numbering.number(claim)[0] for claim in kept)
+    return claims, tuple(numbering.sources)
+
+
+class Numbering:
+    """Numbers sources 1.. in order of first use, one kept claim at a time: a number, once
+    given, never changes, so claims shown early keep their markers."""
+
+    def __init__(self, url_for: Callable[[Chunk], str | None]) -> None:
+        self._url_for = url_for
+        self._numbers: dict[str, int] = {}
+        self.sources: list[Source] = []
+
+    def number(self, claim: Kept) -> tuple[Claim, tuple[Source, ...]]:
+        """The claim citing source numbers, and the sources it cites first."""
+        new: list[Source] = []
         for item in claim.items:
-            if item.label not in numbers:
-                numbers[item.label] = len(sources) + 1
-                sources.append(_source(numbers[item.label], item.chunk, url_for))
-        citations = tuple(numbers[item.label] for item in claim.items)
+            if item.label not in self._numbers:
+                self._numbers[item.label] = len(self.sources) + 1
+                new.append(_source(self._numbers[item.label], item.chunk, self._url_for))
+                self.sources.append(new[-1])
+        citations = tuple(self._numbers[item.label] for item in claim.items)
         quotes = tuple(q.quote.strip() for q in claim.quotes)
-        claims.append(Claim(claim.text, citations, quotes))
-    return tuple(claims), tuple(sources)
+        return Claim(claim.text, citations, quotes), tuple(new)
 
 
 def _source(n: int, chunk: Chunk, url_for: Callable[[Chunk], str | None]) -> Source:

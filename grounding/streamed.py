@@ -84,32 +84,32 @@ class ResponseFeed:
         self._reader = ResponseReader()
         self._status: str | None = None
         self._pending: list[GroundedClaim] = []  # complete before the status was read
-        self._seen = 0
+        self._taken: list[GroundedClaim] = []
 
     def __call__(self, text: str) -> None:
         for item in self._reader.feed(text):
             if isinstance(item, StatusSeen):
                 self._status_is(item.status)
-            elif isinstance(item, ClaimSeen):
-                self._seen += 1
-                if item.claim is not None:
-                    self._take(item.claim)
+            elif isinstance(item, ClaimSeen) and item.claim is not None:
+                self._take(item.claim)
 
     def finish(self, response: GroundedResponse) -> None:
         """The whole response, validated: anything the reader had not reached is checked now."""
         if self._status is None:
             self._status_is(response.status)
-        for claim in response.claims[self._seen :]:
-            self._take(claim)
-        self._seen = len(response.claims)
+        for claim in response.claims:
+            if claim not in self._taken:
+                self._take(claim)
 
     def _status_is(self, status: str) -> None:
         self._status = status
         pending, self._pending = self._pending, []
         for claim in pending:
+            self._taken.remove(claim)
             self._take(claim)
 
     def _take(self, claim: GroundedClaim) -> None:
+        self._taken.append(claim)
         if self._status is None:
             self._pending.append(claim)
         elif self._status == "answered":

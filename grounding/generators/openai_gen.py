@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from typing import Any, Literal, cast
@@ -26,8 +26,10 @@ from pydantic import BaseModel
 from grounding.answer import Usage
 from grounding.deadline import Clock, Deadline, SystemClock, retry_wait
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
-from grounding.generators.model_errors import retryable, status_error
+from grounding.generators.model_errors import retryable
+from grounding.generators.openai_errors import server_message, translate_openai_error
 from grounding.generators.openai_replies import chat_text, response_text, validate_reply
+from grounding.generators.openai_stream import StreamedReply
 from grounding.generators.redaction import Redactor, clip
 from grounding.generators.response_formats import (
     FormatMemory,
@@ -47,6 +49,7 @@ from retrieval.errors import ConfigError, DocbotError
 OPENAI_API_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "grounded_response"
 SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
+API = Literal["responses", "chat"]
 
 
 def make_openai_client(
@@ -90,7 +93,7 @@ class OpenAIModel:
         client: openai.AsyncOpenAI,
         model: str,
         *,
-        api: Literal["responses", "chat"] = "responses",
+        api: API = "responses",
         reasoning_effort: str | None = "low",
         max_output_tokens: int = 2000,
         timeout_seconds: float = 30.0,
@@ -200,7 +203,7 @@ class OpenAIModel:
             said = f"{exc.message} {exc.body!r}"
             if self._format != "auto" or not rejects_json_schema(exc.status_code, said):
                 raise
-            self._switch(f"it answered HTTP {exc.status_code}: {_server_message(exc)}")
+            self._switch(f"it answered HTTP {exc.status_code}: {server_message(exc)}")
             return await self._json_object(task, timeout, user_id)
         try:
             value = validate_reply(text, self._model, task.schema)
@@ -264,7 +267,8 @@ class OpenAIModel:
         )
         if self._effort is not None:
             optional["reasoning"] = cast(Reasoning, {"effort": self._effort})
-        raw = await self._client.responses.with_raw_response.create(
+        return await self._post(
+            self._client.responses, task, "responses",
             model=self._model,
             instructions=task.instructions,
             input=cast(Any, messages),
@@ -273,8 +277,7 @@ class OpenAIModel:
             max_output_tokens=self._max_output_tokens,
             timeout=timeout,
             **optional,
-        )
-        return response_text(raw.content, self._model, raw.headers.get("content-type", ""))
+        )  # fmt: skip
 
     async def _send_chat(
         self, task: StructuredTask[T], mode: Mode, timeout: float, optional: dict[str, Any]
@@ -288,7 +291,8 @@ class OpenAIModel:
             optional["reasoning_effort"] = self._effort
         # max_completion_tokens, not max_tokens: OpenAI's reasoning models reject the latter, and
         # local servers that do not know the former simply ignore it.
-        raw = await self._client.chat.completions.with_raw_response.create(
+        return await self._post(
+            self._client.chat.completions, task, "chat",
             model=self._model,
             messages=messages,
             response_format=cast(Any, response_format),
@@ -296,8 +300,24 @@ class OpenAIModel:
             max_completion_tokens=self._max_output_tokens,
             timeout=timeout,
             **optional,
-        )
-        return chat_text(raw.content, self._model, raw.headers.get("content-type", ""))
+        )  # fmt: skip
+
+    async def _post(
+        self, resource: Any, task: StructuredTask[T], api: API, **request: Any
+    ) -> tuple[str, Usage]:
+        """One request; with `task.on_text`, streamed (each text piece handed on as it comes),
+        then read from its final event exactly like a whole reply."""
+        read = response_text if api == "responses" else chat_text
+        if task.on_text is None:
+            raw = await resource.with_raw_response.create(**request)
+            return read(raw.content, self._model, raw.headers.get("content-type", ""))
+        reply = StreamedReply(api, task.on_text, self._model)
+        if api == "chat":
+            request["stream_options"] = {"include_usage": True}
+        async with resource.with_streaming_response.create(stream=True, **request) as raw:
+            async for line in raw.iter_lines():
+                reply.line(line)
+        return read(reply.body(), self._model, "application/json")
 
 
 class OpenAIGenerator:
@@ -331,12 +351,16 @@ class OpenAIGenerator:
         return self._model
 
     async def generate(self, request: GenerationRequest) -> Generation:
+        return await self.stream(request, None)
+
+    async def stream(
+        self, request: GenerationRequest, on_text: Callable[[str], None] | None
+    ) -> Generation:
+        """`generate`, streamed: each piece of the reply's text goes to `on_text` as it comes."""
         deadline = request.deadline or Deadline.unbounded(self._clock)
+        turns = request.turns()
         task = StructuredTask(
-            GroundedResponse,
-            SCHEMA_NAME,
-            request.prompt.instructions,
-            request.turns(),
+            GroundedResponse, SCHEMA_NAME, request.prompt.instructions, turns, on_text
         )
         reply = await self._model.complete(task, deadline, request.user_id)
         return Generation(reply.value, reply.usage)
@@ -345,30 +369,6 @@ class OpenAIGenerator:
 def safety_identifier(user_id: str) -> str:
     """A stable, non-reversible id for OpenAI's abuse monitoring; the Slack user id stays here."""
     return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:SAFETY_ID_HEX_CHARS]
-
-
-def translate_openai_error(exc: openai.OpenAIError, model: str) -> GenerationError:
-    """One SDK failure as a GenerationError that says what to do (timeouts are the caller's)."""
-    if isinstance(exc, openai.APIConnectionError):
-        return GenerationError(
-            "unavailable",
-            f"cannot reach the model server for {model}: {clip(str(exc))}; check OPENAI_BASE_URL",
-        )
-    if isinstance(exc, openai.APIStatusError):
-        return status_error(exc.status_code, exc.code, _server_message(exc), model)
-    if isinstance(exc, openai.APIResponseValidationError):
-        return GenerationError(
-            "invalid", f"{model}'s server sent a malformed reply: {clip(str(exc))}"
-        )
-    return GenerationError("unavailable", f"calling {model} failed: {clip(str(exc))}")
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    message = exc.message
-    if isinstance(body, Mapping) and isinstance(body.get("message"), str) and body["message"]:
-        message = body["message"]
-    return clip(message)
 
 
 @cache

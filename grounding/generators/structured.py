@@ -8,6 +8,7 @@ only name the schema they want back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
@@ -30,6 +31,9 @@ class StructuredTask(Generic[T]):
     name: str  # the schema's name as sent to the server, e.g. grounded_response
     instructions: str  # the system / developer message
     messages: tuple[str, ...]  # the user turns, in order
+    # When set, the reply is streamed and each piece of its text handed here as it arrives
+    # (grounding/streamed.py reads claims from it); the validated value still comes at the end.
+    on_text: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,8 @@ from typing import Any, Literal
 import openai
 from aiohttp import web
 
+from tests.grounding.fake_openai_stream import stream_reply
+
 Endpoint = Literal["responses", "chat"]
 CREATED_AT = 1_767_225_600  # a fixed clock keeps bodies reproducible
 
@@ -38,6 +40,7 @@ class Reply:
     code: str | None = None  # the error's `code`, e.g. insufficient_quota
     commentary: str = ""  # Responses only: a `commentary` message before the final answer
     content_type: str = "application/json"  # `body` only
+    pace: float = 0.0  # asked to stream: seconds over which the text's pieces are spread
 
 
 def answer(
@@ -104,6 +107,12 @@ def hang() -> Reply:
 def trickle(every: float = 0.05) -> Reply:
     """A 200 whose body never ends: a space every `every` seconds, so no single read times out."""
     return Reply("trickle", delay=every)
+
+
+def paced(seconds: float, then: Reply) -> Reply:
+    """Streamed (when the request asks for it) over `seconds`, like a model writing its answer;
+    sent whole after `seconds` when it does not."""
+    return replace(then, pace=seconds)
 
 
 def slow(seconds: float, then: Reply) -> Reply:
@@ -201,6 +210,8 @@ class FakeOpenAI:
             return await self._trickle(request, reply.delay)
         if reply.delay:
             await asyncio.sleep(reply.delay)
+        if reply.pace and not body.get("stream"):
+            await asyncio.sleep(reply.pace)
         if reply.kind == "error":
             return _error_response(reply)
         if reply.kind == "body":
@@ -209,7 +220,10 @@ class FakeOpenAI:
             )
         recorded.usage = _usage(body, reply)
         build = _response_body if endpoint == "responses" else _chat_body
-        return web.json_response(build(body, reply, len(self.requests), recorded.usage))
+        whole = build(body, reply, len(self.requests), recorded.usage)
+        if body.get("stream"):
+            return await stream_reply(request, endpoint, whole, reply.pace)
+        return web.json_response(whole)
 
     async def _trickle(self, request: web.Request, every: float) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "application/json"})

@@ -315,6 +315,9 @@ class OpenAIModel:
         if api == "chat":
             request["stream_options"] = {"include_usage": True}
         async with resource.with_streaming_response.create(stream=True, **request) as raw:
+            kind = raw.headers.get("content-type", "")
+            if "text/event-stream" not in kind:  # a server that ignores `stream`: read it whole
+                return read(await raw.read(), self._model, kind)
             async for line in raw.iter_lines():
                 reply.line(line)
         return read(reply.body(), self._model, "application/json")

@@ -17,6 +17,7 @@ from tests.grounding.fake_openai import (
     loopback_http_client,
     narrated,
     paced,
+    raw_body,
     refusal,
     truncated,
 )
@@ -70,3 +71,12 @@ def test_stream_failures_are_the_same_kinds_as_a_whole_reply(
 ) -> None:
     outcome, _, _ = _stream(api, reply)
     assert isinstance(outcome, GenerationError) and outcome.kind == kind
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_stream_from_a_server_that_ignores_stream_reads_the_body_whole(api: API) -> None:
+    outcome, pieces, _ = _stream(
+        api, raw_body("<html>bad gateway</html>", content_type="text/html")
+    )
+    assert isinstance(outcome, GenerationError) and outcome.kind == "invalid"
+    assert "the body is not JSON" in str(outcome) and pieces == []

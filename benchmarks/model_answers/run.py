@@ -9,6 +9,7 @@ question, which is the only difference from `docbot ask` (it would reload the in
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,10 +96,14 @@ def replay(config: Config, answers: Sequence[ModelAnswer]) -> list[ClaimOutcome]
             for answer in answers:
                 model.current = answer
                 out.append(await pipeline.answer(check_question(answer.question), scope))
-            # Nothing in the pipeline closes its `openai` client: dropping it schedules the close,
-            # which must finish while this loop still runs.
+            # Nothing in the pipeline closes its `openai` client: collecting it schedules the
+            # close (it sits in reference cycles), which must finish while this loop still runs.
+            # The collection may also close clients earlier loops left behind (`docbot ask`
+            # leaves its own); those fail, their loop being gone, and that is no concern here.
             del pipeline
-            await asyncio.gather(*(asyncio.all_tasks() - {asyncio.current_task()}))
+            gc.collect()
+            others = asyncio.all_tasks() - {asyncio.current_task()}
+            await asyncio.gather(*others, return_exceptions=True)
             return out
 
         results = asyncio.run(run())

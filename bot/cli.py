@@ -20,6 +20,7 @@ from bot.runtime import pipeline_loader
 from bot.settings import Settings
 from bot.store.select import database_url, open_store, sqlite_path
 from grounding.answer import Answer, AnswerStatus
+from retrieval.artifact import publish, publish_lock
 from retrieval.chunks import Hit
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
@@ -73,6 +74,14 @@ def _parser() -> argparse.ArgumentParser:
 
     index = commands.add_parser("index", help="build or refresh the search index")
     _config_option(index)
+    index.add_argument(
+        "--publish",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="then publish it to DIR as a new immutable version, for replicas to load "
+        "(default: index_dir in docbot.yml, when set)",
+    )
     index.set_defaults(run=_index)
 
     search = commands.add_parser("search", help="scoped retrieval only")
@@ -105,6 +114,14 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="HTTP mode: the port (default: serve.port in docbot.yml, else 3000)",
+    )
+    serve.add_argument(
+        "--index",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="load the index published in DIR (by `docbot index --publish DIR`), read-only, "
+        "and swap in each newer version (default: index_dir in docbot.yml, else state_dir)",
     )
     serve.set_defaults(run=_serve)
 
@@ -161,8 +178,18 @@ def _scope(args: argparse.Namespace, config: Config) -> Scope:
 
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
-    report = build_index(_config(args), progress=terminal_progress(sys.stderr))
+    config = _config(args)
+    dest = args.publish or config.index_dir
+    if dest is None:
+        _print_report(build_index(config, progress=terminal_progress(sys.stderr)), out)
+        return 0
+    # One builder at a time: a second `docbot index` waits, then finds the work done.
+    with publish_lock(dest, waiting=lambda why: print(f"docbot: {why}", file=sys.stderr)):
+        report = build_index(config, progress=terminal_progress(sys.stderr))
+        published = publish(config, dest)
     _print_report(report, out)
+    state = "already published; CURRENT points at it" if published.reused else "published"
+    print(f"{state}: {published.folder}", file=out)
     return 0
 
 
@@ -312,12 +339,21 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     from bot.serve import run_serve
 
     config_path = args.config or default_config_path()
-    config = load_config(config_path)
+    published: Path | None = args.index
+
+    def read_config(path: Path) -> Config:
+        config = load_config(path)
+        if published is not None:  # --index wins over index_dir, on every reload too
+            return config.model_copy(update={"index_dir": published.resolve()})
+        return config
+
+    config = read_config(config_path)
     settings = Settings.from_env(os.environ)
     load_pipeline = pipeline_loader(settings)
     pipeline = load_pipeline(config)
-    # docbot.yml and the index are read again when they change, before the next question.
-    reload = Reload(config_path, load_pipeline)
+    # docbot.yml and the index are read again when they change: a newer published version is
+    # swapped in once it has loaded whole (bot/live.py).
+    reload = Reload(config_path, load_pipeline, read_config)
     store = open_store(config, settings)
     try:
         serving = run_serve(

@@ -17,16 +17,12 @@ from typing import Protocol, runtime_checkable
 from bot.policy import ChannelPolicy
 from grounding.answer import Answer, AnswerStatus
 from grounding.progress import Report, ignore
+from retrieval.artifact import watched_file
 from retrieval.config import Config, load_config
 from retrieval.errors import DocbotError
-from retrieval.index import index_root
 from retrieval.scopes import Scope
 
 log = logging.getLogger("docbot.live")
-
-# retrieval.index replaces this file atomically, last, once a build is complete: a build in
-# progress leaves it (and so what we load) untouched.
-MANIFEST = "manifest.json"
 
 # (device, inode, size, mtime in ns) of a file, or None when it does not exist. The inode
 # changes on every atomic replace, so a rewrite within one mtime tick is still seen.
@@ -102,7 +98,9 @@ def file_stamp(path: Path) -> FileStamp:
 
 
 def manifest_path(config: Config) -> Path:
-    return index_root(config) / MANIFEST
+    """The index's file replaced last, once a build or publish is complete (its manifest, or
+    a published index's pointer): one in progress leaves it, and so what we load, untouched."""
+    return watched_file(config)
 
 
 class LiveRuntime:
@@ -175,7 +173,7 @@ class LiveRuntime:
                 # Only the index changed (damaged, or caught mid-write): the previous index was
                 # loaded under these same rules, so it is still safe to answer from.
                 _log_failure(
-                    exc, f"the index in {index_root(config)} cannot be loaded, so docbot keeps "
+                    exc, f"the index in {_where(config)} cannot be loaded, so docbot keeps "
                     "answering from the previous index; fix it with `docbot index`",
                 )  # fmt: skip
                 return previous.answerer
@@ -187,7 +185,7 @@ class LiveRuntime:
                 "so it answers nothing until this is fixed (usually by running `docbot index`)",
             )  # fmt: skip
             return Unavailable(f"{type(exc).__name__}: {exc}")
-        log.info("reloaded %s and the index in %s", self._reload.config_path, index_root(config))
+        log.info("reloaded %s and the index in %s", self._reload.config_path, _where(config))
         return answerer
 
 
@@ -217,6 +215,11 @@ class Unavailable:
             message=self.MESSAGE,
             error_detail=self._detail,
         )
+
+
+def _where(config: Config) -> Path:
+    """The index's folder as the log names it (state_dir/index, or the published index_dir)."""
+    return watched_file(config).parent
 
 
 def _log_failure(exc: Exception, what: str) -> None:

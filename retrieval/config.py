@@ -291,6 +291,9 @@ def _emoji_char(char: str) -> bool:
 
 class Config(_Model):
     state_dir: Path = Path(".docbot")
+    # A published index (retrieval/artifact.py): `docbot index` publishes there and `docbot
+    # serve` loads the current version from there, read-only. None: the index in state_dir.
+    index_dir: Path | None = None
     teams: tuple[str, ...] = Field(min_length=1)
     collections: tuple[CollectionConfig, ...] = Field(min_length=1)
     conversations: ConversationsConfig = ConversationsConfig()
@@ -397,4 +400,7 @@ def _resolve_paths(path: Path, config: Config) -> Config:
                 f"{collection.name!r} (it is relative to the config file)."
             )
         collections.append(collection.model_copy(update={"path": folder}))
-    return config.model_copy(update={"state_dir": state_dir, "collections": tuple(collections)})
+    index_dir = None if config.index_dir is None else (base / config.index_dir).resolve()
+    return config.model_copy(
+        update={"state_dir": state_dir, "index_dir": index_dir, "collections": tuple(collections)}
+    )

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from retrieval.artifact import load_root
 from retrieval.build import (
     BuildReport,
     CollectionReport,
@@ -93,12 +94,13 @@ class Index:
 
     @classmethod
     def load(cls, config: Config, embedder: Embedder | None = None) -> Index:
-        """Open what `build_index` wrote for this config; IndexNotBuiltError if absent or stale.
+        """Open what `build_index` wrote for this config (or, with `index_dir`, the version
+        published there); IndexNotBuiltError if absent, stale or any file is damaged.
 
         With `retrieval.dense`, `embedder` (default `load_embedder()`) embeds the questions and
         must be the model the vectors were made with.
         """
-        root = index_root(config)
+        root = load_root(config)
         manifest = read_manifest(root)
         try:
             entries = {entry["name"]: entry for entry in manifest["collections"]}

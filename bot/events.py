@@ -67,6 +67,8 @@ class Turn:
     text: str  # docbot's own mention removed, Slack's entity escaping undone
     channel_type: str | None
     ext_shared: bool
+    # Answered to the asker only (chat.postEphemeral), not in a thread: `/docbot QUESTION`.
+    ephemeral: bool = False
 
     def to_payload(self) -> str:
         """The turn as the event ledger keeps it, so another process can answer it."""

@@ -27,11 +27,16 @@ SIGNATURE_HEADER = "X-Slack-Signature"
 # Payload types Bolt dispatches to docbot's listeners: events, and the interactivity docbot's
 # own messages and modals offer (manifest.yml); every other well-formed Slack payload
 # (app_rate_limited, ...) is acknowledged and dropped, as Slack retries what is not.
-INTERACTIVE_TYPES = frozenset({"block_actions", "view_submission"})
-SERVED_TYPES = frozenset({"event_callback", "url_verification"}) | INTERACTIVE_TYPES
+INTERACTIVE_TYPES = frozenset({"block_actions", "view_submission", "message_action"})
+# A slash command is a form with no `type`: this stands for it here.
+SLASH_COMMAND = "slash_command"
+SERVED_TYPES = frozenset({"event_callback", "url_verification", SLASH_COMMAND}) | INTERACTIVE_TYPES
 # Socket Mode envelope type -> the payload types it carries.
-SOCKET_ENVELOPE_PAYLOADS = {"events_api": frozenset({"event_callback"}),
-                            "interactive": INTERACTIVE_TYPES}  # fmt: skip
+SOCKET_ENVELOPE_PAYLOADS = {
+    "events_api": frozenset({"event_callback"}),
+    "interactive": INTERACTIVE_TYPES,
+    "slash_commands": frozenset({SLASH_COMMAND}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +111,21 @@ class _Interactive(_Slice):
     user: _User
 
 
+class _Command(_Slice):
+    command: str
+    team_id: str
+    channel_id: str
+    user_id: str
+    text: str = ""
+
+
 _MODELS: dict[str, type[_Slice]] = {
     "event_callback": _EventCallback,
     "url_verification": _UrlVerification,
     "block_actions": _Interactive,
     "view_submission": _Interactive,
+    "message_action": _Interactive,
+    SLASH_COMMAND: _Command,
 }
 
 
@@ -158,7 +173,7 @@ def check_payload(payload: object, envelope_type: str | None = None) -> Verdict:
         return Verdict(200, f"docbot does not handle {_quote(envelope_type)} envelopes")
     if not isinstance(payload, dict):
         return Verdict(400, f"the payload is a JSON {_json_kind(payload)}, not an object")
-    kind = payload.get("type")
+    kind = payload.get("type", SLASH_COMMAND if "command" in payload else None)
     if not isinstance(kind, str):
         return Verdict(400, "the payload has no `type`")
     expected = SOCKET_ENVELOPE_PAYLOADS.get(envelope_type or "", SERVED_TYPES)
@@ -178,8 +193,10 @@ def _parse(text: str, content_type: str | None) -> object:
     if content_type == "application/json" or text.startswith("{"):
         return _json(text, "the body")
     fields = dict(parse_qsl(text, keep_blank_values=True))
+    if "command" in fields and "payload" not in fields:
+        return fields  # a slash command
     if "payload" not in fields:
-        raise ValueError("the body is neither JSON nor a form with a `payload` field")
+        raise ValueError("the body is neither JSON nor a form with a `payload` or `command` field")
     return _json(fields["payload"], "the form's `payload` field")
 
 

@@ -1,5 +1,6 @@
-"""Interactivity payloads (a button pressed, a modal submitted): the slices docbot reads,
-validated at the boundary. Pure: a raw body in, frozen values out (None when it is not one).
+"""Interactivity payloads (a button pressed, a modal submitted, a slash command, a message
+shortcut): the slices docbot reads, validated at the boundary. Pure: a raw body in, frozen values
+out (None when it is not one). Commands and shortcuts become the same Turn a mention does.
 """
 
 from __future__ import annotations
@@ -10,6 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bot.events import Turn, question_text
+
+SLASH_COMMAND = "/docbot"
+SHORTCUT = "docbot_ask"  # callback_id of the "Ask docbot about this" message shortcut
 
 
 class _Slice(BaseModel):
@@ -59,6 +65,30 @@ class _ViewSubmission(_Slice):
     team: _Id
     user: _Id
     view: _View
+
+
+class _Command(_Slice):
+    command: str
+    team_id: str
+    channel_id: str
+    user_id: str
+    text: str = ""
+    trigger_id: str
+
+
+class _ShortcutMessage(_Slice):
+    ts: str
+    text: str = ""
+    thread_ts: str | None = None
+
+
+class _Shortcut(_Slice):
+    callback_id: str
+    trigger_id: str
+    team: _Id
+    user: _Id
+    channel: _Id
+    message: _ShortcutMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,3 +159,38 @@ def field(submission: Submission, block_id: str, action_id: str) -> Mapping[str,
     block = submission.values.get(block_id)
     value = block.get(action_id) if isinstance(block, Mapping) else None
     return value if isinstance(value, Mapping) else {}
+
+
+def parse_command(body: Mapping[str, Any]) -> Turn | None:
+    """`/docbot QUESTION` as a question answered to its asker only, in the channel it was typed
+    in. A command is no message: its key in the ledger is its trigger (Slack sends each once)."""
+    try:
+        command = _Command.model_validate(body)
+    except ValidationError:
+        return None
+    if command.command != SLASH_COMMAND:
+        return None
+    key = f"command:{command.trigger_id}"
+    return Turn(
+        event_id=key, team=command.team_id, channel=command.channel_id, ts=key, thread_ts=None,
+        user=command.user_id, text=question_text(command.text, None), channel_type=None,
+        ext_shared=False, ephemeral=True,
+    )  # fmt: skip
+
+
+def parse_shortcut(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:
+    """ "Ask docbot about this" on a message: that message's text as the question of the person
+    who chose the shortcut, answered in the message's thread like a mention of it."""
+    try:
+        shortcut = _Shortcut.model_validate(body)
+    except ValidationError:
+        return None
+    if shortcut.callback_id != SHORTCUT:
+        return None
+    message = shortcut.message
+    return Turn(
+        event_id=f"shortcut:{shortcut.trigger_id}", team=shortcut.team.id,
+        channel=shortcut.channel.id, ts=message.ts, thread_ts=message.thread_ts,
+        user=shortcut.user.id, text=question_text(message.text, bot_user_id), channel_type=None,
+        ext_shared=False,
+    )  # fmt: skip

@@ -18,12 +18,21 @@ from bot.deps import InFlight, ListenerDeps
 from bot.escalation import handle_escalation
 from bot.events import Turn, mentions, parse_reaction, parse_turn
 from bot.feedback_actions import handle_feedback_press, handle_reason, reason_problems
-from bot.interactive import parse_button, parse_submission
+from bot.interactive import (
+    SHORTCUT,
+    SLASH_COMMAND,
+    parse_button,
+    parse_command,
+    parse_shortcut,
+    parse_submission,
+)
 from bot.live import Answerer
 from bot.questions import claim_before_ack, handle_reason_only, handle_turn
 from bot.reactions import handle_reaction
+from bot.render.commands import SHARE_ACTION
 from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
+from bot.share import handle_share
 from bot.webapi import observed
 
 log = logging.getLogger("docbot.slack")
@@ -81,6 +90,25 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             reaction = parse_reaction(body)
             await handle_reaction(deps, counted(client), reaction, context.bot_user_id, added=added)
 
+    async def on_command(
+        ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+    ) -> None:
+        # The same question path as a mention: claimed before this ack, answered after it.
+        with deps.in_flight.track():
+            await ack()
+            turn = parse_command(body)
+            if turn is not None:
+                await handle_turn(deps, counted(client), turn, context.get(PRE_CLAIM))
+
+    async def on_shortcut(
+        ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+    ) -> None:
+        with deps.in_flight.track():
+            await ack()
+            turn = parse_shortcut(body, context.bot_user_id)
+            if turn is not None:
+                await handle_turn(deps, counted(client), turn, context.get(PRE_CLAIM))
+
     async def on_feedback_button(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
     ) -> None:
@@ -112,7 +140,14 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             await ack()
             press = parse_button(body, ESCALATE_ACTION)
             if press is not None:
-                await handle_escalation(deps, client, press)
+                await handle_escalation(deps, counted(client), press)
+
+    async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        with deps.in_flight.track():
+            await ack()
+            press = parse_button(body, SHARE_ACTION)
+            if press is not None:
+                await handle_share(deps, counted(client), press)
 
     async def on_other_interaction(ack: AsyncAck, body: dict[str, Any]) -> None:
         # A button or modal of an older docbot message: acknowledged, so Slack shows no error.
@@ -124,17 +159,24 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.event("message")(on_message)
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
+    app.command(SLASH_COMMAND)(on_command)
+    app.shortcut(SHORTCUT)(on_shortcut)
     app.action(FEEDBACK_ACTION)(on_feedback_button)
     app.view_submission(REASON_VIEW)(on_feedback_reason)
     app.action(ESCALATE_ACTION)(on_escalate)
+    app.action(SHARE_ACTION)(on_share)
     app.action(re.compile(r".*"))(on_other_interaction)
     app.view(re.compile(r".*"))(on_other_interaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order
 
 
 def _question(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:
-    """The question handle_turn answers for this delivery, if any: a mention, or a message in a
-    DM (the listeners below route the same way)."""
+    """The question handle_turn answers for this delivery, if any: a mention, a message in a
+    DM, `/docbot QUESTION` or the message shortcut (the listeners below route the same way)."""
+    if body.get("type") == "message_action":
+        return parse_shortcut(body, bot_user_id)
+    if "command" in body and "type" not in body:
+        return parse_command(body)
     if body.get("type") != "event_callback":
         return None
     turn = parse_turn(body, bot_user_id)

@@ -21,11 +21,12 @@ from bot.events import Turn
 from bot.leases import Lease
 from bot.live import Live, ask
 from bot.render import Message, render_answer, render_error, render_help, render_input_error
+from bot.render.commands import shareable
 from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply
 from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.working import Working
 from grounding.answer import Answer
-from grounding.progress import Report
+from grounding.progress import Report, ignore
 from retrieval.errors import InputError
 from retrieval.query import MAX_QUESTION_CHARS, check_question
 from retrieval.scopes import ConversationKind, Scope
@@ -147,8 +148,15 @@ async def _respond(
     )
     if not turn.text:
         unverified = scope.kind is ConversationKind.UNKNOWN
-        help_reply = render_help(scope.collections, live.config.feedback, unverified=unverified)
+        help_reply = render_help(
+            scope.collections, live.config.feedback, unverified=unverified, command=turn.ephemeral
+        )
         await _reply(deps, client, turn, lease, help_reply)
+        return
+    if turn.ephemeral:
+        # Only the asker sees the answer: no message to show a status or an :eyes: on.
+        message, answer = await _answer(deps, live, turn, scope, ignore)
+        await _reply(deps, client, turn, lease, shareable(message) if answer else message, answer)
         return
     async with Working(cosmetic_client(client), turn, deps.status) as working:
         message, answer = await _answer(deps, live, turn, scope, working.report)

@@ -27,7 +27,10 @@ REPLY_PAGES = 5
 
 
 async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
-    """Post in the thread; the reply's ts, or None when posting failed (logged)."""
+    """Post in the thread (to the asker only, for an ephemeral turn); the reply's ts, or None
+    when posting failed (logged)."""
+    if turn.ephemeral:
+        return await _post_ephemeral(client, turn, message)
     metadata = {"event_type": REPLY_EVENT_TYPE, "event_payload": {"question_ts": turn.ts}}
     try:
         response = await client.chat_postMessage(
@@ -44,6 +47,21 @@ async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | No
     return str(ts) if ts else None
 
 
+async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
+    try:
+        response = await client.chat_postEphemeral(
+            channel=turn.channel, user=turn.user, **post_kwargs(message)
+        )
+    except SLACK_CALL_ERRORS as exc:
+        log.error(
+            "chat.postEphemeral to %s in %s failed for %s: %s",
+            turn.user, turn.channel, turn.event_id, slack_error(exc),
+        )  # fmt: skip
+        return None
+    ts = response.get("message_ts")
+    return str(ts) if ts else None
+
+
 class Unknown(Exception):
     """Slack could not be asked whether the reply exists."""
 
@@ -51,7 +69,10 @@ class Unknown(Exception):
 async def posted_reply(client: AsyncWebClient, turn: Turn) -> str | None:
     """The ts of docbot's reply to `turn` in its thread, None when there is none.
 
-    Raises Unknown when Slack cannot be asked (logged)."""
+    Raises Unknown when Slack cannot be asked (logged); an ephemeral reply cannot be looked
+    for, so for one it says none (answering twice is the lesser harm)."""
+    if turn.ephemeral:
+        return None
     cursor: str | None = None
     for _ in range(REPLY_PAGES):
         try:

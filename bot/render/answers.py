@@ -54,6 +54,17 @@ NO_ACCESS = (
 )
 
 
+HOW_TO_ASK = (
+    "Mention me with a question, like `@docbot how do I roll back a deploy?`, and I'll "
+    "answer in the thread, linking every claim to the file, section and lines it comes from."
+)
+HOW_TO_ASK_COMMAND = (
+    "Type `/docbot` and a question, like `/docbot how do I roll back a deploy?`: I'll answer "
+    "you privately here, linking every claim to the file, section and lines it comes from, "
+    "with a button to share the answer with the channel. Mentioning me answers in a thread."
+)
+
+
 def render_answer(answer: Answer, feedback: FeedbackConfig, *, escalate: bool = False) -> Message:
     """The reply for one answer; each status gets its own message, none is silent.
 
@@ -70,15 +81,14 @@ def render_answer(answer: Answer, feedback: FeedbackConfig, *, escalate: bool = 
 
 
 def render_help(
-    collections: Sequence[str], feedback: FeedbackConfig, *, unverified: bool = False
-) -> Message:
-    """The reply to an empty mention: how to ask, and what this conversation can read.
+    collections: Sequence[str], feedback: FeedbackConfig, *, unverified: bool = False,
+    command: bool = False,
+) -> Message:  # fmt: skip
+    """The reply to an empty mention (or a bare `/docbot`, `command`): how to ask, and what
+    this conversation can read.
 
     `unverified`: the channel's properties could not be read from Slack (an UNKNOWN scope)."""
-    how = (
-        "Mention me with a question, like `@docbot how do I roll back a deploy?`, and I'll "
-        "answer in the thread, linking every claim to the file, section and lines it comes from."
-    )
+    how = HOW_TO_ASK_COMMAND if command else HOW_TO_ASK
     if collections:
         names = ", ".join(f"*{escape(name)}*" for name in collections)
         where = clip_escaped(f"Here I can read: {names}.", SECTION_CHARS)

@@ -193,3 +193,37 @@ def view_submission(
         "response_urls": [],
         "is_enterprise_install": False,
     }  # fmt: skip
+
+
+def slash_command(
+    text: str, *, team: str, channel: str, user: str, trigger_id: str, command: str = "/docbot"
+) -> dict[str, str]:
+    """The form fields Slack posts for `/docbot <text>` typed in `channel`."""
+    return {
+        "token": VERIFICATION_TOKEN, "team_id": team, "team_domain": "docbot-test",
+        "channel_id": channel, "channel_name": "general", "user_id": user,
+        "user_name": "asker", "command": command, "text": text, "api_app_id": APP_ID,
+        "is_enterprise_install": "false",
+        "response_url": f"https://hooks.slack.com/commands/{team}/1/{uuid.uuid4().hex}",
+        "trigger_id": trigger_id,
+    }  # fmt: skip
+
+
+def message_action(
+    callback_id: str, *, team: str, channel: str, user: str, message_ts: str, message_text: str,
+    author: str, trigger_id: str, thread_ts: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """A message shortcut: `user` chose `callback_id` on the message `message_ts`."""
+    message: dict[str, Any] = {"type": "message", "user": author, "ts": message_ts,
+                               "text": message_text}  # fmt: skip
+    if thread_ts is not None:
+        message["thread_ts"] = thread_ts
+    return {
+        "type": "message_action", "token": VERIFICATION_TOKEN, "action_ts": _now_ts(),
+        "team": {"id": team, "domain": "docbot-test"},
+        "user": {"id": user, "username": "asker", "team_id": team, "name": "asker"},
+        "channel": {"id": channel, "name": "general"}, "is_enterprise_install": False,
+        "callback_id": callback_id, "trigger_id": trigger_id, "message_ts": message_ts,
+        "message": message,
+        "response_url": f"https://hooks.slack.com/app/{team}/1/{uuid.uuid4().hex}",
+    }  # fmt: skip

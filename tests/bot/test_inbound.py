@@ -40,9 +40,13 @@ def test_check_signed_wants_digits_and_the_right_secret() -> None:
 def test_check_payload_sends_only_events_api_envelopes_to_bolt() -> None:
     assert check_payload(EVENT, "events_api").dispatch
     assert check_payload(EVENT).dispatch
-    for envelope_type in ("slash_commands", "hello"):
-        verdict = check_payload({"type": "block_actions"}, envelope_type)
-        assert verdict.status == 200 and envelope_type in verdict.reason
+    verdict = check_payload({"type": "block_actions"}, "hello")
+    assert verdict.status == 200 and "hello" in verdict.reason
+    verdict = check_payload({"type": "block_actions"}, "slash_commands")
+    assert verdict.status == 200 and "block_actions" in verdict.reason
+    command = {"command": "/docbot", "team_id": "T1", "channel_id": "C1", "user_id": "U1"}
+    assert check_payload(command, "slash_commands").dispatch and check_payload(command).dispatch
+    assert check_payload({"command": "/docbot"}, "slash_commands").status == 400
     pressed = {"type": "block_actions", "team": {"id": "T1"}, "user": {"id": "U1"}}
     assert check_payload(pressed, "interactive").dispatch
     assert check_payload({"type": "block_actions"}, "interactive").status == 400

@@ -11,6 +11,8 @@ import jsonschema
 import pytest
 import yaml
 
+from bot.interactive import SHORTCUT, SLASH_COMMAND
+
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "manifest.yml"
 SCHEMA = REPO / ".." / "shared" / "slack" / "manifest.schema.json"
@@ -18,6 +20,7 @@ SCHEMA = REPO / ".." / "shared" / "slack" / "manifest.schema.json"
 # What the app does and the scope each needs (see the comments in manifest.yml).
 NEEDED_SCOPES = {
     "app_mentions:read",  # app_mention events
+    "commands",  # /docbot and the "Ask docbot about this" message shortcut
     "chat:write",  # replies in threads, streamed replies, the AI-app status
     "reactions:read",  # reaction_added / reaction_removed
     "reactions:write",  # :eyes: while working
@@ -89,3 +92,11 @@ def test_manifest_justifies_every_scope_in_a_comment() -> None:
         match = re.fullmatch(r"\s*- ([a-z_.]+:[a-z_.]+)\s*", line)
         if match:
             assert lines[index - 1].strip().startswith("#"), f"{match[1]} has no comment above it"
+
+
+def test_manifest_declares_the_command_and_shortcut_the_app_listens_for() -> None:
+    features = _manifest()["features"]
+    assert [c["command"] for c in features["slash_commands"]] == [SLASH_COMMAND]
+    assert [(s["type"], s["callback_id"]) for s in features["shortcuts"]] == [
+        ("message", SHORTCUT)
+    ]

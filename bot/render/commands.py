@@ -1,0 +1,42 @@
+"""Wording for `/docbot`: the button that shares a private answer with the channel, and the
+line that says who asked when it is shared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.render.answers import MAX_BLOCKS
+from bot.render.text import Message, context, plain, plain_text
+
+SHARE_ACTION = "docbot_share"
+
+
+def shareable(message: Message) -> Message:
+    """A private answer with a "Share in channel" button (when Slack's block limit allows)."""
+    if len(message.blocks) >= MAX_BLOCKS:
+        return message
+    button = {
+        "type": "button",
+        "action_id": SHARE_ACTION,
+        "text": plain_text("Share in channel"),
+        "value": "share",
+        "accessibility_label": "Post this answer in the channel for everyone",
+    }
+    return Message(message.text, (*message.blocks, {"type": "actions", "elements": [button]}))
+
+
+def shared(message: Message, asker: str) -> Message:
+    """The answer as posted in the channel: who asked it with `/docbot`, then the answer."""
+    said = f"<@{asker}> asked with `/docbot`:"
+    blocks: tuple[dict[str, Any], ...] = (context(said), *message.blocks)
+    return Message(plain(f"{said} {message.text}"), blocks[:MAX_BLOCKS])
+
+
+def already_shared() -> Message:
+    text = "This answer is in the channel already."
+    return Message(text, (context(text),))
+
+
+def share_failed() -> Message:
+    text = "Sorry, I could not post the answer in the channel; please try again in a minute."
+    return Message(text, (context(text),))

@@ -97,6 +97,4 @@ def test_manifest_justifies_every_scope_in_a_comment() -> None:
 def test_manifest_declares_the_command_and_shortcut_the_app_listens_for() -> None:
     features = _manifest()["features"]
     assert [c["command"] for c in features["slash_commands"]] == [SLASH_COMMAND]
-    assert [(s["type"], s["callback_id"]) for s in features["shortcuts"]] == [
-        ("message", SHORTCUT)
-    ]
+    assert [(s["type"], s["callback_id"]) for s in features["shortcuts"]] == [("message", SHORTCUT)]

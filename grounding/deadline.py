@@ -52,6 +52,9 @@ class Deadline:
     seconds: float
     expires_at: float
     clock: Clock
+    # What the allowance is, for messages: the answer's, or one step's share of it (`within`).
+    label: str = "the answer's deadline"
+    setting: str = "answer.deadline_seconds"
 
     @classmethod
     def start(cls, seconds: float, clock: Clock) -> Deadline:
@@ -61,9 +64,13 @@ class Deadline:
     def unbounded(cls, clock: Clock) -> Deadline:
         return cls(math.inf, math.inf, clock)
 
-    def within(self, seconds: float) -> Deadline:
-        """This deadline, or `seconds` from now if that comes first (one step's share)."""
-        return Deadline(self.seconds, min(self.expires_at, self.clock.now() + seconds), self.clock)
+    def within(self, seconds: float, label: str, setting: str) -> Deadline:
+        """This deadline, or `seconds` from now (a step's share: `label`, set by `setting`) if
+        that comes first."""
+        share = self.clock.now() + seconds
+        if share < self.expires_at:
+            return Deadline(seconds, share, self.clock, label, setting)
+        return self
 
     def remaining(self) -> float:
         return max(0.0, self.expires_at - self.clock.now())

@@ -128,7 +128,15 @@ class AnswerPipeline:
         started = time.perf_counter()
         # Its own share of the deadline, so a slow rewrite leaves the answer time to be made.
         rewrite = await rewrite_or_not(
-            self._rewriter, question, context, deadline.within(self._rewrite_seconds), self._log
+            self._rewriter,
+            question,
+            context,
+            deadline.within(
+                self._rewrite_seconds,
+                "the query rewrite's share of the answer's deadline",
+                "answer.rewrite_timeout_seconds",
+            ),
+            self._log,
         )
         rewrite_ms = _ms_since(started)
         started = time.perf_counter()

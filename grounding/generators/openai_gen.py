@@ -159,7 +159,7 @@ class OpenAIModel:
         if wait >= left:
             return (
                 f"not retried after {attempts} attempt(s): the wait of {wait:.1f} s would end "
-                f"after the answer's deadline ({left:.1f} s left of answer.deadline_seconds)"
+                f"after {deadline.label} ({left:.1f} s left of {deadline.setting})"
             )
         return ""
 
@@ -171,7 +171,7 @@ class OpenAIModel:
         if budget <= 0:
             raise GenerationError(
                 "timeout",
-                f"no time was left of answer.deadline_seconds ({deadline.seconds:g} s) for "
+                f"no time was left of {deadline.setting} ({deadline.seconds:g} s) for "
                 f"attempt {attempt} to call {self._model}",
             )
         try:
@@ -181,7 +181,7 @@ class OpenAIModel:
                 return await self._negotiated(task, budget, user_id)
         except (TimeoutError, openai.APITimeoutError):
             if left <= self._timeout:
-                why = f"the answer's deadline (answer.deadline_seconds: {deadline.seconds:g} s)"
+                why = f"{deadline.label} ({deadline.setting}: {deadline.seconds:g} s)"
             else:
                 why = f"answer.timeout_seconds ({self._timeout:g} s)"
             raise GenerationError(

@@ -149,9 +149,12 @@ def test_rewrite_failure_falls_back_to_the_question_with_a_log_line(
     assert len(fake.requests) == 2
 
 
-def test_rewrite_timeout_falls_back_and_counts_against_the_deadline() -> None:
+def test_rewrite_timeout_falls_back_and_counts_against_the_deadline(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     # The rewrite hangs while 20 s go by: its 10 s share ends it; the answer is still made in the
     # 25 s left of the answer's 45.
+    caplog.set_level(logging.INFO, "docbot.pipeline")
     clock = FakeClock()
     steps = [20.0, 0.0]
     retriever = _retriever()
@@ -168,6 +171,8 @@ def test_rewrite_timeout_falls_back_and_counts_against_the_deadline() -> None:
     assert result.status is AnswerStatus.ANSWERED
     assert retriever.queries == [SPANISH]
     assert len(fake.requests) == 2
+    (failed,) = [r.getMessage() for r in caplog.records if "query rewrite failed" in r.getMessage()]
+    assert "kind=timeout" in failed and "answer.rewrite_timeout_seconds: 10 s" in failed
 
 
 def test_rewrite_schema_is_a_valid_strict_schema() -> None:

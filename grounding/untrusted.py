@@ -16,9 +16,12 @@ from retrieval.chunks import Chunk
 TAG = "untrusted-source"
 NEUTRALIZED = "[source delimiter removed]"
 # The fence tag is TAG-<nonce>, fresh per request: a document written in advance cannot close a
-# block whose tag it cannot predict, whatever look-alike letters it uses. A constant length keeps
-# the evidence budget's count of a block the same shape whatever the nonce.
-NONCE_HEX_CHARS = 16
+# block whose tag it cannot predict, whatever look-alike letters it uses. The nonce is decimal
+# digits, a multiple of three of them: o200k_base splits a digit run into groups of three and has
+# a single token for each of the 1,000 groups, so every nonce costs the same tokens (as it costs
+# the same characters). A hex nonce costs 11 to 20 tokens by its letters, which made the budget,
+# and so the evidence packet, differ run to run on the same question.
+NONCE_DIGITS = 24  # about 80 bits
 _NONCE = re.compile(r"[0-9a-z]{0,64}")
 
 # Characters a model may read as angle brackets; NFKC already maps the fullwidth and small forms.
@@ -57,7 +60,7 @@ _TAG_LIKE = re.compile(
 def new_nonce() -> str:
     """A fresh, unpredictable fence nonce for one request; the caller makes it, so rendering
     stays pure."""
-    return secrets.token_hex(NONCE_HEX_CHARS // 2)
+    return f"{secrets.randbelow(10**NONCE_DIGITS):0{NONCE_DIGITS}d}"
 
 
 def fence_tag(nonce: str) -> str:

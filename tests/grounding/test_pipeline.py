@@ -124,7 +124,7 @@ def test_answer_fences_each_request_with_a_fresh_nonce() -> None:
     _ask(pipeline)
     _ask(pipeline)
     nonces = [request.packet.nonce for request in generator.requests]
-    assert all(re.fullmatch(r"[0-9a-f]{16}", nonce) for nonce in nonces)
+    assert all(re.fullmatch(r"[0-9]{24}", nonce) for nonce in nonces)
     assert nonces[0] != nonces[1]
     for request in generator.requests:
         close = f"</untrusted-source-{request.packet.nonce}>"

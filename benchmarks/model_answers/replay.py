@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.model_answers.answers import ModelAnswer, ModelClaim, flat
 from tests.grounding.fake_openai import Recorded, Reply, http_error, raw_text
+from tests.grounding.rewrite_harness import is_rewrite, queries
 
 _BLOCK = re.compile(
     r'^\[(E\d+)\]\n<(untrusted-source(?:-[0-9a-z]+)?) id="\1">\n(.*?)\n</\2>$', re.M | re.S
@@ -65,15 +66,23 @@ def citations_for(claim: ModelClaim, evidence: Sequence[Evidence]) -> list[str] 
 
 @dataclass
 class ReplayModel:
-    """Serves `current` for every request; set it before each question (one answer at a time)."""
+    """Serves `current` for every request; set it before each question (one answer at a time).
+
+    A query-rewrite request (answer.rewrite, made for a question not in English) gets the
+    rewrites written for the current question in `rewrites` (question id -> queries; see
+    benchmarks/query_rewrite.py), none when there are none.
+    """
 
     current: ModelAnswer | None = None
+    rewrites: Mapping[str, Sequence[str]] = field(default_factory=dict)
     unresolved: list[tuple[str, str]] = field(default_factory=list)  # (answer id, claim text)
     requests: int = 0
 
     def __call__(self, recorded: Recorded) -> Reply:
         self.requests += 1
         answer = self.current
+        if answer is not None and is_rewrite(recorded):
+            return queries(*self.rewrites.get(answer.question_id, ()))
         prompt = _prompt(recorded)
         if answer is None or question_of(prompt) != answer.question:
             # Loud: the driver and the pipeline disagree about which question this is.

@@ -19,6 +19,7 @@ from typing import Literal
 from benchmarks.dev_questions import CORPORA, SETS
 from benchmarks.model_answers.answers import ModelAnswer, ModelClaim, flat
 from benchmarks.model_answers.replay import ReplayModel
+from benchmarks.query_rewrite import load_items, load_rewrites
 from bot.runtime import pipeline_loader
 from bot.settings import Settings
 from grounding.answer import Answer, AnswerStatus
@@ -82,8 +83,14 @@ def config_file(state: Path, api: API) -> Path:
 
 
 def replay(config: Config, answers: Sequence[ModelAnswer]) -> list[ClaimOutcome]:
-    """Each answer asked once, in order; what happened to every claim of it."""
-    model = ReplayModel()
+    """Each answer asked once, in order; what happened to every claim of it.
+
+    A question not in English is rewritten first (answer.rewrite: auto) with the masked rewrite
+    of benchmarks/query_rewrites: what a model that knows only the question would search for.
+    """
+    corpora = {a.corpus for a in answers}
+    items = {i.id: i for corpus in corpora for i in load_items(corpus)}
+    model = ReplayModel(rewrites=load_rewrites(mask=items))
     scope = resolve_scope(config, TEAM, CHANNEL, ConversationKind.CHANNEL)
     with fake_in_thread(model) as fake:
         settings = Settings.from_env(

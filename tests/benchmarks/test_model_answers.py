@@ -142,3 +142,14 @@ def _claim_schema(body: dict[str, Any]) -> dict[str, Any]:
         d for d in schema["$defs"].values() if "citations" in d.get("properties", {})
     )
     return found
+
+
+def test_a_rewrite_request_gets_the_rewrite_written_for_the_current_question() -> None:
+    model = ReplayModel(current=ANSWER, rewrites={"t": ("default timeout",)})
+    body = {
+        "messages": [{"role": "user", "content": "Question: ¿timeout?\n"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "search_queries"}},
+    }
+    assert json.loads(model(Recorded("chat", body, {})).text) == {"queries": ["default timeout"]}
+    other = ReplayModel(current=replace(ANSWER, question_id="u"), rewrites=model.rewrites)
+    assert json.loads(other(Recorded("chat", body, {})).text) == {"queries": []}

@@ -21,6 +21,9 @@ class Claim:
     text: str
     citations: tuple[int, ...]  # source numbers `n`
     quotes: tuple[str, ...] = ()  # the verbatim excerpts of its sources it was checked against
+    # Written in another language than its sources: only its quotes, numbers and identifiers
+    # could be checked, so the reply shows its quotes for the reader to check the rest.
+    other_language: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +92,12 @@ class Answer:
             "question": self.question,
             "scope": self.scope.to_dict(),
             "claims": [
-                {"text": c.text, "citations": list(c.citations), "quotes": list(c.quotes)}
+                {
+                    "text": c.text,
+                    "citations": list(c.citations),
+                    "quotes": list(c.quotes),
+                    "other_language": c.other_language,
+                }
                 for c in self.claims
             ],
             "sources": [

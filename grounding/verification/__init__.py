@@ -1,9 +1,10 @@
 """Verification of a model's response against its evidence packet, in code, before anyone sees
-it: response.py runs the order; quotes, identifiers, anchors and coverage are its checks."""
+it: response.py runs the order; quotes.py finds each quote in a cited item; support.py checks the
+claim against its quotes (identifiers, values and numbers, negation, language, coverage)."""
 
 from __future__ import annotations
 
-from grounding.verification.coverage import SUPPORT_THRESHOLD, content_words
+from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, content_words
 from grounding.verification.identifiers import exact_tokens
 from grounding.verification.messages import (
     no_claims_message,
@@ -19,11 +20,15 @@ from grounding.verification.response import (
     unknown_quotes,
     verify,
 )
-from grounding.verification.support import support_problem
+from grounding.verification.support import Support, Verdict, check, support_problem
 
 __all__ = [
+    "CITED_THRESHOLD",
     "SUPPORT_THRESHOLD",
+    "Support",
+    "Verdict",
     "Verification",
+    "check",
     "content_words",
     "evidence_text",
     "exact_tokens",

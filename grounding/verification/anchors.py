@@ -1,5 +1,6 @@
-"""Negations and numbers bound to their words: "does not retry" shares every content word with
-"retries", and "week 17" is not supported by "week 16 ... 17 touchdowns"."""
+"""A claim's terms and the windows that bind a negation or a number to its words: "does not
+retry" shares every content word with "retries", and "week 17" is not supported by "week 16 ...
+17 touchdowns"."""
 
 from __future__ import annotations
 
@@ -7,43 +8,48 @@ import functools
 import re
 from collections.abc import Sequence
 
+from grounding.verification.numbers import canonical
 from retrieval.text import NEGATIONS, fold_word, nfkc
 from retrieval.text.words import CLAIM_STOPWORDS
 
-# Windows are in words, on each side of the occurrence in the evidence.
-NUMBER_WINDOW = 10
-NEGATION_WINDOW = 5  # a negation binds to the words right next to it
-_CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)
+_CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)  # haven't, doesn't, won't, can't
+# Python's `None` is a value, not a negation ("or `None` for no limits"), unless it starts a
+# sentence ("None of the options ...").
+_NONE_VALUE = re.compile(r"(?<=[^\s.!?:] )None\b|(?<=[`=(\[{,])None\b")
 # Words, whole numbers, and sentence ends (kept as "" so a window never crosses a sentence).
-_TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|[.!?](?=\s|$)|\n\s*\n")
+_TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?|[.!?](?=\s|$)|\n\s*\n")
 
 
-@functools.lru_cache(maxsize=64)  # the same evidence is checked once per claim citing it
+@functools.lru_cache(maxsize=256)  # the same evidence is checked once per claim citing it
 def terms(text: str) -> tuple[str, ...]:
-    """Casefolded, suffix-folded words, whole numbers and "" for sentence ends; "n't" is "not"."""
-    text = _CONTRACTION.sub(" not", nfkc(text)).casefold()
-    return tuple(_term(t) for t in _TERM.findall(text))
+    """Casefolded, suffix-folded words, numbers by value (`five` and `5.0` are `5`), and "" for
+    sentence ends; "n't" is "not"."""
+    text = _NONE_VALUE.sub("nonevalue", _CONTRACTION.sub(" not", nfkc(text))).casefold()
+    return tuple(term for token in _TERM.findall(text) for term in _terms_of(token))
 
 
-def _term(token: str) -> str:
-    if token[0].isdigit():
-        return token
-    return fold_word(token) if token[0].isalpha() else ""
+def _terms_of(token: str) -> tuple[str, ...]:
+    value = canonical(token)
+    if value is not None:
+        return (value,)
+    if not token[0].isalpha():
+        return ("",)
+    return tuple(fold_word(part) for part in token.split("-"))
 
 
-def unanchored(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
-    """The first negation or number of the claim whose neighbours are not near it in evidence."""
-    for i, term in enumerate(claim):
-        if not (term in NEGATIONS or term[:1].isdigit()):
-            continue
-        neighbours = _neighbour_words(claim, i)
-        if not neighbours:
-            continue  # nothing to anchor to: the verbatim check is all there is
-        spots = [j for j, other in enumerate(evidence) if _same_anchor(term, other)]
-        window = NEGATION_WINDOW if term in NEGATIONS else NUMBER_WINDOW
-        if not any(neighbours & sentence_window(evidence, j, window) for j in spots):
-            return term
-    return None
+def is_number(term: str) -> bool:
+    return term[:1].isdigit()
+
+
+def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int) -> bool:
+    """Whether claim term `i` occurs in `evidence` within `window` words of a word next to it in
+    the claim; True when it has no such word (the presence checks are all there is)."""
+    neighbours = neighbour_words(claim, i)
+    if not neighbours:
+        return True
+    term = claim[i]
+    spots = (j for j, other in enumerate(evidence) if _same(term, other))
+    return any(neighbours & sentence_window(evidence, j, window) for j in spots)
 
 
 def sentence_window(terms: Sequence[str], j: int, width: int) -> set[str]:
@@ -57,12 +63,12 @@ def sentence_window(terms: Sequence[str], j: int, width: int) -> set[str]:
     return set(terms[start:end])
 
 
-def _neighbour_words(terms: Sequence[str], i: int) -> set[str]:
-    near = sentence_window(terms, i, 3) - {terms[i]}
+def neighbour_words(terms: Sequence[str], i: int, width: int = 3) -> set[str]:
+    near = sentence_window(terms, i, width) - {terms[i]}
     return {t for t in near if len(t) > 1 and t[0].isalpha() and t not in STOPWORDS_FOLDED}
 
 
-def _same_anchor(term: str, other: str) -> bool:
+def _same(term: str, other: str) -> bool:
     return other in NEGATIONS if term in NEGATIONS else other == term
 
 

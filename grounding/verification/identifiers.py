@@ -25,6 +25,11 @@ _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 _TRAILING_PUNCTUATION = ".,;:!?"
 
 
+def without_urls(text: str) -> str:
+    """`text` with its URLs blanked: a URL is checked whole, its digits are not numbers."""
+    return _URL.sub(" ", text)
+
+
 def exact_tokens(text: str) -> tuple[str, ...]:
     """The tokens of `text` that must appear verbatim in evidence, by kind, then by position."""
     found: list[str] = []
@@ -54,7 +59,14 @@ def _token_of(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str:
         return ""
     if pattern is _DOTTED and all(len(part) == 1 for part in token.split(".")):
         return ""  # e.g. / i.e: abbreviations, not names
+    if pattern is _FLAG and match.start() > 0 and text[match.start() - 1] in "`'\")]":
+        return ""  # "`dict`-based": a hyphen after code, not a command-line flag
     return token
+
+
+def is_number_token(token: str) -> bool:
+    """A plain number (`5`, `1,000`, `0.5`): checked by value (values.py), not verbatim."""
+    return _NUMBER.fullmatch(token) is not None
 
 
 def _is_path(token: str) -> bool:

@@ -16,48 +16,115 @@ from dataclasses import dataclass
 
 from grounding.evidence import EvidenceItem, EvidencePacket
 from retrieval.text import nfkc
+from retrieval.text.markup import ATX_HEADING, FENCE, LIST_MARKER
+from retrieval.text.sentences import sentence_spans
 
-# Markup at a line's start: headings, block quotes, bullets and numbered items, table pipes.
-_LINE_MARKUP = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|(?:[-*+•]|\d{1,3}[.)])[ \t]+)+", re.M)
+# Markup at a line's start: headings, block quotes, bullets and numbered items, table pipes, and
+# a Python console's prompts (`>>> `, `... `), which a one-line example leaves out.
+_LINE_MARKUP = re.compile(
+    r"^[ \t]*(?:>>>[ \t]?|\.\.\.[ \t]+|#{1,6}[ \t]+|>[ \t]?|(?:[-*+•]|\d{1,3}[.)])[ \t]+)+", re.M
+)
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _REST_LINK = re.compile(r"`([^`<\n]+?)\s*<[^>\n]+>`_{1,2}")
 _REST_ROLE = re.compile(r":[a-z][\w-]*(?::[a-z][\w-]*)?:(?=`)")
 _EMPHASIS = re.compile(r"[`*|]+|(?<![^\W_])_+|_+(?![^\W_])")
+_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^\n]*$", re.M)  # no words of the document
 # Code layout: a space next to brackets and separators, a trailing comma before a closer.
 _CODE_SPACE = re.compile(r"\s*([()\[\]{},:;=])\s*")
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+_CODE_GLUE = frozenset("()[]{},:;=")
 _TYPOGRAPHY = str.maketrans(
     {"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"', "–": "-", "—": "-", "…": "..."}
 )
 _ELLIPSIS = re.compile(r"\s*(?:\[\.\.\.\]|\.{3,})\s*")
 _EDGES = " \t\n\"'.,;:!?()[]«»"
+# Where a block starts besides a blank line: a heading, a list item, a table row, a quote.
+_BLOCK_START = re.compile(rf"{LIST_MARKER.pattern}|{ATX_HEADING.pattern}|^\s*[|>]")
+# What ends a clause inside a sentence: the clause of a quote is where its negations bind.
+_CLAUSE_END = re.compile(r"[,;:()]|\s-\s|\s(?=but\b|unlike\b|whereas\b|while\b|which\b)")
 
 
 @dataclass(frozen=True, slots=True)
 class Located:
-    """A quote as the claim gave it, and the cited item it occurs in."""
+    """A quote as the claim gave it, the cited item it occurs in, and what it is read in: the
+    whole sentences it overlaps and its own clause (both in quote form)."""
 
     quote: str
     item: EvidenceItem
+    sentences: str
+    clause: str
+    context: str  # the sentences with one more on each side: what a paraphrase may draw on
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """An item in quote form, and its sentences as (start, end) offsets into it."""
+
+    text: str
+    sentences: tuple[tuple[int, int], ...]
 
 
 def quote_form(text: str) -> str:
     """`text` with only whitespace, markup and typography normalised: what quotes match in."""
-    text = _LINE_MARKUP.sub("", nfkc(text).translate(_TYPOGRAPHY))
+    text = _FENCE_LINE.sub("", nfkc(text).translate(_TYPOGRAPHY))
+    text = _LINE_MARKUP.sub("", text)
     text = _REST_LINK.sub(r"\1", _MD_LINK.sub(r"\1", text))
     text = _EMPHASIS.sub("", _REST_ROLE.sub("", text))
     text = _CODE_SPACE.sub(r"\1", " ".join(text.split()))
     return _TRAILING_COMMA.sub("", text)
 
 
-@functools.lru_cache(maxsize=256)  # an item is searched once per quote of every claim citing it
-def _item_form(text: str) -> str:
-    return quote_form(text)
+def without_line_markup(text: str) -> str:
+    """`text` without code fence lines and line-start markup (list numbers and bullets,
+    headings, console prompts): what a claim may carry and its quotes' sentences drop."""
+    return _LINE_MARKUP.sub("", _FENCE_LINE.sub("", text))
+
+
+def without_links(text: str) -> str:
+    """Markdown and reST links as their text: the target is checked whole, as an exact token."""
+    return _REST_LINK.sub(r"\1", _MD_LINK.sub(r"\1", text))
 
 
 def item_text(item: EvidenceItem) -> str:
     """What a quote of `item` may come from: its headings and its text."""
     return "\n".join((*item.chunk.heading_path, item.chunk.text))
+
+
+@functools.lru_cache(maxsize=256)  # an item is searched once per quote of every claim citing it
+def _item_form(text: str) -> _Form:
+    """The item's blocks in quote form, joined by spaces; a sentence never crosses a block."""
+    joined = ""
+    sentences: list[tuple[int, int]] = []
+    for block in _blocks(text):
+        form = quote_form(block)
+        if not form:
+            continue
+        if joined.endswith(",") and form[0] in ")]}":
+            joined = joined[:-1]  # a trailing comma on the line before a closer
+        glue = "" if not joined or joined[-1] in _CODE_GLUE or form[0] in _CODE_GLUE else " "
+        joined += glue
+        start = len(joined)
+        joined += form
+        sentences += [(start + a, start + b) for a, b in sentence_spans(form)]
+    return _Form(joined, tuple(sentences))
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, headings, list items, table rows and code lines: the pieces of an item that a
+    sentence cannot run across. Fence lines are dropped: they hold no words of the document."""
+    blocks: list[list[str]] = []
+    in_code = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            in_code = not in_code
+            blocks.append([])
+            continue
+        starts = in_code or not line.strip() or _BLOCK_START.match(line) is not None
+        if starts or not blocks:
+            blocks.append([])
+        if line.strip():
+            blocks[-1].append(line)
+    return ["\n".join(lines) for lines in blocks if lines]
 
 
 def quote_parts(quote: str) -> tuple[str, ...]:
@@ -69,8 +136,30 @@ def quote_parts(quote: str) -> tuple[str, ...]:
 
 def occurs(quote: str, item: EvidenceItem) -> bool:
     """`quote` occurs in `item`, its parts in order, each starting and ending at a word edge."""
+    return _find(quote, item) is not None
+
+
+def _find(quote: str, item: EvidenceItem) -> Located | None:
     parts = quote_parts(quote)
-    return bool(parts) and _pattern(parts).search(_item_form(item_text(item))) is not None
+    if not parts:
+        return None
+    form = _item_form(item_text(item))
+    match = _pattern(parts).search(form.text)
+    if match is None:
+        return None
+    start, end = match.span()
+    overlapping = [k for k, (a, b) in enumerate(form.sentences) if a < end and start < b]
+    around = [form.sentences[k] for k in overlapping] or [(start, end)]
+    sentences = form.text[around[0][0] : around[-1][1]]
+    near = form.sentences[max(0, overlapping[0] - 1) : overlapping[-1] + 2] if overlapping else ()
+    context = form.text[near[0][0] : near[-1][1]] if near else sentences
+    ends_before = [m.end() for m in _CLAUSE_END.finditer(form.text, around[0][0], start)]
+    clause_start = max([around[0][0], *ends_before])
+    clause_end = next(
+        (m.start() for m in _CLAUSE_END.finditer(form.text, end, around[-1][1])), around[-1][1]
+    )
+    clause = form.text[clause_start:clause_end].strip()
+    return Located(quote, item, sentences.strip(), clause, context.strip())
 
 
 @functools.lru_cache(maxsize=256)
@@ -88,7 +177,7 @@ def _part_pattern(part: str) -> str:
 
 
 def locate(
-    quotes: Sequence[str], cited: Sequence[EvidenceItem], packet: EvidencePacket
+    quotes: Sequence[str], cited: Sequence[EvidenceItem], packet: Sequence[EvidenceItem]
 ) -> tuple[tuple[Located, ...], str | None]:
     """Each quote with the cited item it occurs in, and why not when one does not (or none is
     given)."""
@@ -96,18 +185,18 @@ def locate(
         return (), "the claim gives no quote of its evidence"
     located: list[Located] = []
     for quote in quotes:
-        item = next((i for i in cited if occurs(quote, i)), None)
-        if item is None:
+        found = next((f for f in (_find(quote, i) for i in cited) if f is not None), None)
+        if found is None:
             return (), _not_found(quote, cited, packet)
-        located.append(Located(quote, item))
+        located.append(found)
     return tuple(located), None
 
 
-def _not_found(quote: str, cited: Sequence[EvidenceItem], packet: EvidencePacket) -> str:
+def _not_found(quote: str, cited: Sequence[EvidenceItem], packet: Sequence[EvidenceItem]) -> str:
     shown = _clip(quote)
     if not quote_parts(quote):
         return f"the quote {shown} has no words"
-    elsewhere = [i.label for i in packet.items if i not in cited and occurs(quote, i)]
+    elsewhere = [i.label for i in packet if i not in cited and occurs(quote, i)]
     labels = ", ".join(i.label for i in cited)
     if elsewhere:
         return f"the quote {shown} is in {', '.join(elsewhere)}, not in the cited {labels}"

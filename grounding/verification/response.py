@@ -21,7 +21,7 @@ from grounding.verification.messages import (
 )
 from grounding.verification.quotes import Located, item_text, locate
 from grounding.verification.quotes import unknown_quotes as _unknown_quotes
-from grounding.verification.support import support_problem
+from grounding.verification.support import Support, check
 from retrieval.chunks import Chunk
 
 _LABEL_MARKERS = re.compile(r"\s*[\[(]E\d+(?:\s*[,;]\s*E\d+)*[\])]")
@@ -41,6 +41,7 @@ class Kept:
     text: str
     items: tuple[EvidenceItem, ...]
     quotes: tuple[Located, ...]
+    other_language: bool
 
 
 def normalize_label(citation: str) -> str:
@@ -113,13 +114,20 @@ def _check_claim(text: str, claim: GroundedClaim, packet: EvidencePacket) -> Kep
     if unknown:
         return "unknown_citation", ", ".join(unknown)
     known = tuple(item for item in items if item is not None)
-    located, problem = locate(claim.quotes, known, packet)
+    located, problem = locate(claim.quotes, known, packet.items)
     if problem is not None:
         return "unquoted", problem
-    problem = support_problem(text, evidence_text(known))
-    if problem is not None:
-        return "unsupported", problem
-    return Kept(text, known, located)
+    verdict = check(text, support_of(located, known))
+    if verdict.problem is not None:
+        return "unsupported", verdict.problem
+    return Kept(text, known, located, verdict.other_language)
+
+
+def support_of(located: Sequence[Located], cited: Sequence[EvidenceItem]) -> Support:
+    """A claim's support: the sentences its quotes stand in, and its cited items whole."""
+    quoted = "\n\n".join(dict.fromkeys(q.sentences for q in located))
+    context = "\n\n".join(dict.fromkeys(q.context for q in located))
+    return Support(quoted, evidence_text(cited), tuple(q.clause for q in located), context)
 
 
 def evidence_text(items: Iterable[EvidenceItem]) -> str:
@@ -155,7 +163,7 @@ class Numbering:
                 self.sources.append(new[-1])
         citations = tuple(self._numbers[item.label] for item in claim.items)
         quotes = tuple(q.quote.strip() for q in claim.quotes)
-        return Claim(claim.text, citations, quotes), tuple(new)
+        return Claim(claim.text, citations, quotes, claim.other_language), tuple(new)
 
 
 def _source(n: int, chunk: Chunk, url_for: Callable[[Chunk], str | None]) -> Source:

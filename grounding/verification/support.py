@@ -1,30 +1,133 @@
-"""Whether a passage supports a claim: exact tokens, anchored negations and numbers, coverage."""
+"""Whether its quotes support a claim: identifiers and code, numbers, defaults and booleans,
+negation both ways, then content coverage. A claim in another language than its evidence is
+checked on what does not depend on its words."""
 
 from __future__ import annotations
 
-from grounding.verification.anchors import terms, unanchored
-from grounding.verification.coverage import coverage_problem
-from grounding.verification.identifiers import appears, exact_tokens
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from grounding.verification.anchors import terms
+from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
+from grounding.verification.identifiers import (
+    appears,
+    exact_tokens,
+    is_number_token,
+    without_urls,
+)
+from grounding.verification.language import in_other_language
+from grounding.verification.negation import (
+    added_negation,
+    dropped_negation,
+    negation_disagrees,
+)
+from grounding.verification.quotes import quote_form, without_line_markup, without_links
+from grounding.verification.values import number_problem, value_problem
 from retrieval.text import normalize_text
+
+# "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
+# the words after it.
+_ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
+# An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
+
+
+# The texts content coverage can be measured against (Support's fields of those names).
+Coverage = Literal["quoted", "context", "cited"]
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """What a claim is checked against: `quoted`, the sentences its quotes stand in (numbers,
+    values, negations and coverage); `cited`, its cited items whole (identifiers, whose
+    definition may sit a line away from the sentence quoted); `clauses`, each quote's own
+    clause, where a negation the claim drops would be."""
+
+    quoted: str
+    cited: str
+    clauses: tuple[str, ...] = ()
+    context: str = ""  # the quoted sentences and one on each side
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    problem: str | None
+    other_language: bool = False  # checked on quotes, numbers and identifiers only
 
 
 def support_problem(claim_text: str, evidence_text: str) -> str | None:
-    """None when `evidence_text` supports `claim_text`, else why not (naming the offending token).
+    """None when `evidence_text` supports `claim_text`, else why not: every check, with the one
+    text standing for both the quoted sentences and the cited items."""
+    return check(claim_text, Support(evidence_text, evidence_text)).problem
 
-    Every exact token of the claim (number, version, quoted string, identifier, flag, path, URL)
-    must appear verbatim; each number and negation must occur in the evidence within
-    NUMBER_WINDOW / NEGATION_WINDOW words of a word next to it in the claim; then at least
-    SUPPORT_THRESHOLD of its content words must appear.
-    """
-    claim = normalize_text(claim_text)
+
+def check(
+    claim_text: str,
+    support: Support,
+    *,
+    quoted: float = SUPPORT_THRESHOLD,
+    cited: float = CITED_THRESHOLD,
+) -> Verdict:
+    """The claim against its support. Its content words must be `quoted` of those of the
+    quoted sentences and `cited` of its cited items; the defaults are fitted
+    (benchmarks/verifier_fit.py passes 0 to measure the other checks alone)."""
+    claim = normalize_text(without_line_markup(claim_text))
     if not claim:
-        return "the claim is empty"
-    evidence = normalize_text(evidence_text)
+        return Verdict("the claim is empty")
+    other = in_other_language(claim, support.cited)
     tokens = exact_tokens(claim)
+    problem = _token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
+    if problem is None and not other:
+        said, exact = _prose(claim), bool(tokens)
+        for text, threshold in ((support.quoted, quoted), (support.cited, cited)):
+            problem = coverage_problem(said, _prose(text), has_exact=exact, threshold=threshold)
+            if problem is not None:
+                break
+    return Verdict(problem, other)
+
+
+def _prose(text: str) -> str:
+    """The words a claim or its evidence says: links read as their text, URLs blanked (each is
+    an exact token, checked whole), and a leading "No:" or "Yes," answering the question."""
+    return _ANSWER_MARKER.sub("", without_urls(without_links(text)))
+
+
+def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
+    """The first token not in the cited items as written, nor once code layout and markup are
+    normalised on both sides (a one-line `mounts = {...}` of a multi-line example)."""
+    written, formed = normalize_text(cited), quote_form(cited)
     for token in tokens:
-        if not appears(token, evidence):
+        if is_number_token(token) or appears(token, written):
+            continue
+        if _ACRONYM.fullmatch(token) and appears(token.lower(), written.lower()):
+            continue
+        if not appears(quote_form(token), formed):
             return f"not in the cited evidence: {token!r}"
-    anchor = unanchored(terms(claim), terms(evidence))
-    if anchor is not None:
-        return f"{anchor!r} is not near the same words in the cited evidence"
-    return coverage_problem(claim, evidence, has_exact=bool(tokens))
+    return None
+
+
+def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None:
+    """Numbers, values and negations; in another language the numbers (not their neighbours,
+    which are words of that language) and whether it negates at all."""
+    said, quoted = terms(_prose(claim)), terms(_prose(support.quoted))
+    problem = number_problem(said, quoted, anchor=not other)
+    if problem is not None:
+        return problem
+    if other:
+        clauses = [terms(clause) for clause in support.clauses]
+        if negation_disagrees(said, clauses):
+            return "the claim and its quotes disagree on a negation"
+        return None
+    problem = value_problem(said, quoted)
+    if problem is not None:
+        return problem
+    negation = added_negation(said, quoted)
+    if negation is not None:
+        return f"{negation!r} is not near the same words in the quoted evidence"
+    for clause in support.clauses:
+        negated = dropped_negation(said, terms(clause))
+        if negated is not None:
+            return f"the quoted evidence negates {negated!r} and the claim does not"
+    return None

@@ -72,6 +72,7 @@ def test_answer_dict_claims_carry_their_quotes() -> None:
         "text": CLAIM,
         "citations": [1],
         "quotes": ["Rotate the payments API key every 90 days"],
+        "other_language": False,
     }
 
 

@@ -1,0 +1,83 @@
+"""Negation, both ways: a claim may not add a negation its evidence lacks ("will not retry"
+from "retries"), nor drop one its quote has ("follows redirects" from "does not follow
+redirects"). "haven't", "doesn't", "won't" are negations; "note" is not."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from grounding.verification.anchors import STOPWORDS_FOLDED, anchored, sentence_window
+from retrieval.text import NEGATIONS, fold_word
+
+NEGATION_WINDOW = 5  # a negation binds to the words right next to it
+# How far after a negation its negated word may be ("does not always follow": follow).
+_GOVERNS = 3
+_DEFAULT = fold_word("default")
+_CONDITIONS = frozenset(("if", "unless"))
+_CONDITION_REACH = 4  # "if you have not", "if it is not yet"
+
+
+def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first negation of the claim that is not near the same words in the evidence."""
+    states_default = _DEFAULT in evidence
+    for i, term in enumerate(claim):
+        if term not in NEGATIONS or anchored(claim, i, evidence, NEGATION_WINDOW):
+            continue
+        if states_default and _in_condition(claim, i):
+            continue  # "if you haven't changed it, ...": how a paraphrase says "by default"
+        return term
+    return None
+
+
+def _in_condition(claim: Sequence[str], i: int) -> bool:
+    """Term `i` is in an if/unless clause (one of those a few words before, in its sentence), or
+    opens its sentence as "Without an address, ...": a condition, not a negated statement."""
+    if claim[i] == "without" and (i == 0 or not claim[i - 1]):
+        return True
+    for term in reversed(claim[max(0, i - _CONDITION_REACH) : i]):
+        if not term:
+            return False
+        if term in _CONDITIONS:
+            return True
+    return False
+
+
+def negation_disagrees(claim: Sequence[str], clauses: Sequence[Sequence[str]]) -> bool:
+    """For a claim in another language, whose words cannot be matched: it negates and its quotes'
+    clauses do not, or the other way round ("no" is a negation in Spanish too)."""
+    negates = bool(NEGATIONS & set(claim))
+    return bool(clauses) and negates != any(NEGATIONS & set(clause) for clause in clauses)
+
+
+def dropped_negation(claim: Sequence[str], clause: Sequence[str]) -> str | None:
+    """The word a negation of the quote's clause negates, when the claim states that word with
+    no negation near it; None when the claim keeps every negation or does not say the word."""
+    said = set(claim)
+    for j, term in enumerate(clause):
+        if term not in NEGATIONS:
+            continue
+        negated = _negated_word(clause, j)
+        if negated is None or negated not in said or _said_plainly(clause, negated):
+            continue
+        spots = [i for i, other in enumerate(claim) if other == negated]
+        if not any(NEGATIONS & sentence_window(claim, i, NEGATION_WINDOW) for i in spots):
+            return negated
+    return None
+
+
+def _said_plainly(clause: Sequence[str], word: str) -> bool:
+    """`word` also occurs in the clause with no negation just before it ("time limit ... or
+    None for no limits"): the claim may be stating that occurrence."""
+    return any(
+        term == word and not NEGATIONS & set(clause[max(0, k - _GOVERNS) : k])
+        for k, term in enumerate(clause)
+    )
+
+
+def _negated_word(clause: Sequence[str], j: int) -> str | None:
+    for term in clause[j + 1 : j + 1 + _GOVERNS]:
+        if not term:
+            return None  # the sentence ended
+        if len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED:
+            return term
+    return None

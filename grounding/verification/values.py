@@ -1,0 +1,37 @@
+"""Numbers, defaults and booleans: the values a claim states must be the values its quotes
+state, so a changed number, a swapped True/False or enabled/disabled, or a default the quotes
+never mention is caught even when every other word matches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from grounding.verification.anchors import anchored, is_number
+from retrieval.text import fold_word
+
+NUMBER_WINDOW = 10
+# Words that state a value of their own: the claim may say them only if its quotes do.
+VALUE_WORDS = frozenset(
+    fold_word(w) for w in ("true", "false", "enabled", "disabled", "default", "defaults")
+)
+
+
+def number_problem(claim: Sequence[str], evidence: Sequence[str], *, anchor: bool) -> str | None:
+    """Why a number of the claim is unsupported: absent from the evidence, or (when `anchor`)
+    not near the same words there."""
+    present = {t for t in evidence if is_number(t)}
+    for i, term in enumerate(claim):
+        if not is_number(term):
+            continue
+        if term not in present:
+            return f"the number {term} is not in the quoted evidence"
+        if anchor and not anchored(claim, i, evidence, NUMBER_WINDOW):
+            return f"{term!r} is not near the same words in the quoted evidence"
+    return None
+
+
+def value_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first default or boolean word of the claim its evidence does not state."""
+    stated = set(evidence)
+    missing = next((t for t in claim if t in VALUE_WORDS and t not in stated), None)
+    return None if missing is None else f"the quoted evidence does not say {missing!r}"

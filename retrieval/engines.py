@@ -32,6 +32,10 @@ class Engine(Protocol):
         """(doc position, score), best first, ties by position; docs scoring <= 0 are left out."""
         ...
 
+    def frequencies(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """The number of documents, and how many hold each term (its document frequency)."""
+        ...
+
 
 def choose_engine(search: SearchConfig, chunks: int) -> EngineKind:
     """`auto` picks tantivy once a collection set outgrows rank-bm25's dense scoring."""
@@ -170,6 +174,12 @@ class RankBM25Engine:
         positions = np.flatnonzero(scores > 0)
         return _best_first(positions, scores[positions], k)
 
+    def frequencies(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        # A term's postings are one per document holding it.
+        ids = [self._terms.get(term) for term in terms]
+        counts = [0 if i is None else int(self._offsets[i + 1] - self._offsets[i]) for i in ids]
+        return self._documents, counts
+
     def save(self, directory: Path) -> None:
         np.save(directory / "offsets.npy", self._offsets)
         np.save(directory / "docs.npy", self._docs)
@@ -278,6 +288,9 @@ class TantivyEngine:
                 f"{directory}: damaged tantivy index ({found} documents, {_META} says {documents})"
             )
         return engine
+
+    def frequencies(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        return self._documents, [self._searcher.doc_freq("body", term) for term in terms]
 
     def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         if not query_tokens or k <= 0:

@@ -148,6 +148,13 @@ class Index:
         names = tuple(sorted(set(scope.collections)))
         return lexical, self._dense.side(names, self._dense.embed_query(query))
 
+    def frequencies(self, terms: Sequence[str], scope: Scope) -> tuple[int, list[int]]:
+        """The scope's number of chunks, and how many of them hold each (search) term."""
+        if scope.is_empty:
+            return 0, [0] * len(terms)
+        engine, _ = self._engine_for(scope.collections)
+        return engine.frequencies(terms)
+
     def chunks(self, scope: Scope) -> tuple[Chunk, ...]:
         """The chunks of `scope` by position: what `candidates`' positions point at."""
         return () if scope.is_empty else self._engine_for(scope.collections)[1]

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from bot.settings import Settings
 from grounding.deadline import Clock
 from grounding.evidence import PackPolicy
+from grounding.gate import NearnessGate, fitted_thresholds, setup_key
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.structured import ModelBacked
@@ -64,6 +65,17 @@ def make_pipeline(
         clock=clock,
         rewriter=make_rewriter(config.answer, generator),
         rewrite_seconds=config.answer.rewrite_timeout_seconds,
+        gate=make_gate(config, index),
+    )
+
+
+def make_gate(config: Config, index: Index) -> NearnessGate | None:
+    """The gate before the generator with the thresholds fit for this index's search setup."""
+    if not config.answer.gate:
+        return None
+    dense = index.dense_model is not None
+    return NearnessGate(
+        fitted_thresholds(), lambda scope: setup_key(index.engine_name(scope), dense), index
     )
 
 

@@ -68,6 +68,15 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class GateVerdict:
+    """What the gate before the generator decided (grounding/gate.py)."""
+
+    near: bool  # False: answered not_found without calling the generator
+    nearness: float
+    threshold: float
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     status: AnswerStatus
     question: str
@@ -84,6 +93,7 @@ class Answer:
     # For admins (log, stored answer, `docbot ask --json`), never shown in Slack: on an `error`
     # answer, "<kind>: <the generator's message>", which may name the server's reply.
     error_detail: str = ""
+    gate: GateVerdict | None = None  # None: no gate ran (no hits, or no gate configured)
 
     def to_dict(self) -> dict[str, Any]:
         """The answer object of design.md."""
@@ -139,4 +149,11 @@ class Answer:
             },
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "error_detail": self.error_detail,
+            "gate": None
+            if self.gate is None
+            else {
+                "near": self.gate.near,
+                "nearness": round(self.gate.nearness, 4),
+                "threshold": self.gate.threshold,
+            },
         }

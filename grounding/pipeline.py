@@ -1,7 +1,8 @@
 """The answer pipeline: question and scope in, a verified Answer out.
 
 Rewrite the question into search queries (with a model, when it may help), retrieve inside the
-scope, pack, generate (one regeneration for unknown evidence ids or quotes), verify.
+scope, pack, gate (not_found without generating when nothing retrieved is near the question),
+generate (one regeneration for unknown evidence ids or quotes), verify.
 Logs carry ids, statuses and timings only: never document text, claims or the question.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import replace
 from grounding.answer import Answer, AnswerStatus, Omitted, Retrieved, Usage
 from grounding.deadline import Clock, Deadline, SystemClock
 from grounding.evidence import EvidencePacket, PackPolicy, TokenCounter, pack
+from grounding.gate import Gate
 from grounding.generators.base import (
     Generation,
     GenerationError,
@@ -45,7 +47,7 @@ from retrieval.scopes import ConversationKind, Scope
 # Earlier questions of a thread help retrieval ("and for staging?"); more than a few dilute it.
 CONTEXT_QUESTIONS = 3
 # Every answer names every stage; a stage that did not run took 0.0 ms.
-STAGES = ("rewrite", "retrieve", "pack", "generate", "verify")
+STAGES = ("rewrite", "retrieve", "pack", "gate", "generate", "verify")
 
 _ADMINS = "Try again in a minute; the docbot admins can see the details in its log."
 # What a user reads for each GenerationError kind. The generator's own message can quote the model
@@ -81,6 +83,7 @@ class AnswerPipeline:
         clock: Clock | None = None,
         rewriter: QueryRewriter | None = None,
         rewrite_seconds: float = REWRITE_SECONDS,
+        gate: Gate | None = None,
     ) -> None:
         self._retriever = retriever
         self._generator = generator
@@ -93,6 +96,7 @@ class AnswerPipeline:
         self._clock = clock or SystemClock()
         self._rewriter = rewriter
         self._rewrite_seconds = rewrite_seconds
+        self._gate = gate
 
     async def answer(
         self,
@@ -160,6 +164,13 @@ class AnswerPipeline:
         base = replace(base, usage=rewrite.usage)
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
+        if self._gate is not None:
+            started = time.perf_counter()
+            verdict = await asyncio.to_thread(self._gate.judge, queries, scope, hits)
+            base = replace(_timed(base, "gate", _ms_since(started)), gate=verdict)
+            if not verdict.near:
+                # Nothing retrieved is near the question: the generator is not called at all.
+                return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
         report(Reading(len(packet.items)))
         if report is not ignore and isinstance(self._generator, StreamingGenerator):
             # Someone is watching: verify each claim as the model writes it (grounding/streamed.py).
@@ -285,7 +296,7 @@ class AnswerPipeline:
     def _finish(self, answer: Answer, scope: Scope, *, hits: int) -> Answer:
         self._log.info(
             "answer status=%s team=%s channel=%s kind=%s collections=%s hits=%d sources=%s "
-            "omitted=%d dropped=%s generator=%s timings_ms=%s",
+            "omitted=%d dropped=%s generator=%s gate=%s timings_ms=%s",
             answer.status.value,
             scope.team_id,
             scope.channel_id,
@@ -296,6 +307,7 @@ class AnswerPipeline:
             len(answer.omitted),
             ",".join(claim.reason for claim in answer.dropped_claims),
             answer.generator,
+            "-" if answer.gate is None else f"{answer.gate.near}:{answer.gate.nearness:.3f}",
             {name: round(ms, 1) for name, ms in answer.timings_ms.items()},
         )
         return answer

@@ -176,6 +176,9 @@ class AnswerConfig(_Model):
     min_score: float = Field(default=0.0, ge=0)
     neighbours: bool = True
     k: int = Field(default=12, ge=1, le=100)
+    # Answer not_found without calling the generator when nothing retrieved is near the question
+    # (grounding/gate.py; its thresholds are fit by training/fit_gate.py).
+    gate: bool = True
 
     @model_validator(mode="after")
     def _call_fits_the_deadline(self) -> AnswerConfig:

@@ -37,3 +37,9 @@ def test_packaging_ships_the_reader_weights() -> None:
     tool = read_configuration(REPO / "pyproject.toml")["tool"]["setuptools"]
     assert "reader_weights.json" in tool["package-data"]["grounding.generators"]
     assert (REPO / "grounding" / "generators" / "reader_weights.json").is_file()
+
+
+def test_packaging_ships_the_gate_thresholds() -> None:
+    tool = read_configuration(REPO / "pyproject.toml")["tool"]["setuptools"]
+    assert "gate_thresholds.json" in tool["package-data"]["grounding"]
+    assert (REPO / "grounding" / "gate_thresholds.json").is_file()

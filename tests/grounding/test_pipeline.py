@@ -90,7 +90,7 @@ def test_answer_returns_verified_claims_with_sources_and_bookkeeping() -> None:
     assert answer.retrieved[0].collection == "payments"
     assert answer.generator == "fake"
     assert answer.usage == Usage(100, 20)
-    assert set(answer.timings_ms) == {"rewrite", "retrieve", "pack", "generate", "verify"}
+    assert set(answer.timings_ms) == {"rewrite", "retrieve", "pack", "gate", "generate", "verify"}
     assert all(ms >= 0 for ms in answer.timings_ms.values())
     (request,) = generator.requests
     assert request.user_id == "U1" and request.correction is None
@@ -144,7 +144,7 @@ def test_answer_timings_always_name_every_stage(scope: Scope, script: list[Scrip
     pipeline, _, _ = _pipeline(script)
     question = "kubernetes pod autoscaling" if scope == make_scope("handbook") else ROTATE_Q
     answer = _ask(pipeline, question=question, scope=scope)
-    stages = {"rewrite", "retrieve", "pack", "generate", "verify"}
+    stages = {"rewrite", "retrieve", "pack", "gate", "generate", "verify"}
     assert set(answer.to_dict()["timings_ms"]) == stages
     assert all(ms >= 0 for ms in answer.timings_ms.values())
 

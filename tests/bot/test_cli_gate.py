@@ -1,0 +1,99 @@
+"""`docbot ask` with a model: a question nothing in the docs is near never reaches the model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.grounding.fake_openai import FakeOpenAI, answer, fake_in_thread
+
+CONFIG = """\
+teams: [T1]
+collections:
+  - name: handbook
+    path: handbook
+"""
+DOCS = {
+    "deploy.md": "# Deploys\n\nDeploys go out from the release branch every weekday.\n\n"
+    "## Rollback\n\nTo roll back a deploy, run `deployctl rollback --to PREVIOUS`.\n",
+    "oncall.md": "# On-call\n\nThe on-call rota lives in the ops calendar.\n",
+    "reviews.md": "# Reviews\n\nEvery change needs one approving review before it merges.\n",
+}
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Path:
+    handbook = tmp_path / "handbook"
+    handbook.mkdir()
+    for name, text in DOCS.items():
+        (handbook / name).write_text(text, encoding="utf-8")
+    config = tmp_path / "docbot.yml"
+    config.write_text(CONFIG, encoding="utf-8")
+    assert main(["index", "--config", str(config)]) == 0
+    return config
+
+
+@pytest.fixture
+def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    with fake_in_thread() as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        yield fake
+
+
+def _ask_json(
+    capsys: pytest.CaptureFixture[str], config: Path, question: str
+) -> tuple[int, dict[str, object]]:
+    capsys.readouterr()
+    code = main(["ask", question, "--channel", "C0GEN", "--config", str(config), "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_cli_gate_far_question_is_not_found_and_no_request_is_made(
+    indexed: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI
+) -> None:
+    # Shares one word ("release") with the docs, so retrieval has hits for the gate to judge.
+    question = "Which release of the Kilimanjaro climbing permit costs the least in Tanzania?"
+    code, result = _ask_json(capsys, indexed, question)
+    assert code == 0
+    assert result["status"] == "not_found"
+    assert result["retrieved"], "retrieval found something, and the gate judged it"
+    gate = result["gate"]
+    assert isinstance(gate, dict) and gate["near"] is False
+    assert gate["nearness"] < gate["threshold"]
+    assert result["usage"] == {"input_tokens": 0, "output_tokens": 0}
+    timings = result["timings_ms"]
+    assert isinstance(timings, dict) and timings["generate"] == 0.0
+    assert model_server.requests == []
+
+
+def test_cli_gate_near_question_reaches_the_model(
+    indexed: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI
+) -> None:
+    model_server.script(
+        "responses", answer([("To roll back a deploy, run `deployctl rollback`.", ["E1"])])
+    )
+    code, result = _ask_json(capsys, indexed, "How do I roll back a deploy?")
+    assert code == 0
+    assert result["status"] == "answered"
+    gate = result["gate"]
+    assert isinstance(gate, dict) and gate["near"] is True
+    assert len(model_server.requests) == 1
+
+
+def test_cli_gate_off_sends_every_question_to_the_model(
+    indexed: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI
+) -> None:
+    indexed.write_text(CONFIG + "answer:\n  gate: false\n", encoding="utf-8")
+    model_server.script(
+        "responses", answer(status="insufficient_context", message="not in the docs")
+    )
+    question = "Which release of the Kilimanjaro climbing permit costs the least in Tanzania?"
+    code, result = _ask_json(capsys, indexed, question)
+    assert code == 0
+    assert result["gate"] is None
+    assert len(model_server.requests) == 1

@@ -133,12 +133,17 @@ def _print_figures(name: str, scope: Scope, f: Figures, out: TextIO) -> None:
         ("refused when uncovered", share(f.uncovered_refused, f.uncovered)),
         ("answerable refused", share(f.answerable_refused, f.answerable)),
         ("errors", str(f.errors)),
+        (
+            "gated (model not called)",
+            f"uncovered {share(f.gated_uncovered, f.uncovered)}, "
+            f"answerable {share(f.gated_answerable, f.answerable)}",
+        ),
         ("claims dropped", dropped),
         ("latency ms", f"p50 {f.p50_ms:.1f}, p95 {f.p95_ms:.1f}"),
         ("tokens", f"{f.input_tokens:,} in, {f.output_tokens:,} out"),
     )
     for label, value in rows:
-        print(f"{label:<24}{value}", file=out)
+        print(f"{label:<26}{value}", file=out)
 
 
 def _print_failures(failed: tuple[Result, ...], out: TextIO) -> None:

@@ -63,6 +63,11 @@ def _figures_table(f: Figures) -> str:
         ("refused when uncovered", _share(f.uncovered_refused, f.uncovered)),
         ("answerable refused", _share(f.answerable_refused, f.answerable)),
         ("errors", str(f.errors)),
+        (
+            "gated (model not called)",
+            f"uncovered {_share(f.gated_uncovered, f.uncovered)}, "
+            f"answerable {_share(f.gated_answerable, f.answerable)}",
+        ),
         ("claims dropped", dropped),
         ("latency ms", f"p50 {f.p50_ms:.1f}, p95 {f.p95_ms:.1f}"),
         ("tokens", f"{f.input_tokens:,} in, {f.output_tokens:,} out"),

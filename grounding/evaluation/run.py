@@ -41,6 +41,8 @@ class Figures:
     uncovered: int
     uncovered_refused: int
     errors: int  # `error` answers (a failed model call, a timeout)
+    gated_answerable: int  # answered not_found by the gate, the generator never called
+    gated_uncovered: int
     dropped: tuple[tuple[str, int], ...]  # claims dropped by the verifier, by reason, most first
     p50_ms: float
     p95_ms: float
@@ -77,6 +79,8 @@ def figures(results: Sequence[Result]) -> Figures:
         uncovered=len(uncovered),
         uncovered_refused=sum(refused(r.answer) for r in uncovered),
         errors=sum(r.answer.status is AnswerStatus.ERROR for r in results),
+        gated_answerable=sum(_gated(r.answer) for r in covered),
+        gated_uncovered=sum(_gated(r.answer) for r in uncovered),
         dropped=tuple(sorted(dropped.items(), key=lambda item: (-item[1], item[0]))),
         p50_ms=p50,
         p95_ms=p95,
@@ -84,6 +88,10 @@ def figures(results: Sequence[Result]) -> Figures:
         output_tokens=sum(r.answer.usage.output_tokens for r in results),
         generators=tuple(sorted({r.answer.generator for r in results if r.answer.generator})),
     )
+
+
+def _gated(answer: Answer) -> bool:
+    return answer.gate is not None and not answer.gate.near
 
 
 def failures(results: Sequence[Result]) -> tuple[Result, ...]:

@@ -25,13 +25,14 @@ from grounding.generators.question import language
 from retrieval.chunks import Hit
 from retrieval.corpus import index_text
 from retrieval.scopes import Scope
-from retrieval.text import SEARCH, STOPWORDS
+from retrieval.text import GATE_STOPWORDS, SEARCH
 
 THRESHOLDS_FILE = Path(__file__).with_name("gate_thresholds.json")
 GATE_HITS = 3  # the best hits whose words are compared with the query's
-# Search's terms without the function words it keeps for ranking ("how", "we", "does"): in a
-# small scope they may be in no chunk at all, and would then weigh the most.
-GATE_TERMS = replace(SEARCH, stopwords=STOPWORDS)
+# Search's terms without the function words it keeps for ranking ("how", "we", "does") or the
+# one-letter pieces of contractions ("what's"): in a small scope they may be in no chunk at all,
+# and would then weigh the most (words.GATE_STOPWORDS).
+GATE_TERMS = replace(SEARCH, stopwords=GATE_STOPWORDS, min_length=2)
 
 
 class TermStats(Protocol):

@@ -71,6 +71,10 @@ def replay_config(
     if include is not None:
         lines.append(f"    include: {json.dumps(list(include))}")
     lines += ["answer:", "  generator: openai", f"  api: {api}", f"  model: {MODEL}"]
+    # The replay measures the verifier on answers to answerable questions, so every one must
+    # reach the model; the gate before it is measured on its own (training/fit_gate.py), and on
+    # a subset of files (`include`) its term statistics would be the subset's.
+    lines += ["  gate: false"]
     lines += ["retrieval:", f"  dense: {json.dumps(dense)}"]
     path = config_file(state, api)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -24,7 +24,7 @@ from retrieval.text.tokenizer import (
     Tokenizer,
     tokenize,
 )
-from retrieval.text.words import NEGATIONS, SEARCH_STOPWORDS, STOPWORDS
+from retrieval.text.words import GATE_STOPWORDS, NEGATIONS, SEARCH_STOPWORDS, STOPWORDS
 
 __all__ = [
     "ANSWER_TERMS",
@@ -32,6 +32,7 @@ __all__ = [
     "CJK_RANGES",
     "CLAIM_WORDS",
     "EVIDENCE_WORDS",
+    "GATE_STOPWORDS",
     "NEGATIONS",
     "SEARCH",
     "SEARCH_STOPWORDS",

@@ -92,3 +92,14 @@ _STATES_A_FACT = frozenset(
 # Filler verbs a paraphrase adds ("use X to ..."): they carry no fact of their own.
 _FILLER_VERBS = frozenset(("use", "uses", "used", "using"))
 CLAIM_STOPWORDS = (STOPWORDS - _STATES_A_FACT) | _FILLER_VERBS
+
+# The gate before the generator (grounding/gate.py) weighs a question's terms by how rare they
+# are in the scope, so a term that is only grammar must not count: a small collection may hold
+# no "anything" or "don" at all, which would make the question look far from it. It drops the
+# function words, the pieces contractions split into ("don't" -> don, t) and indefinite
+# pronouns.
+_GATE_EXTRA_TEXT = """
+    aren couldn didn doesn don hadn hasn haven isn ll mustn re shan shouldn ve wasn weren won
+    wouldn anything anyone anybody something someone somebody nothing everything everyone
+"""
+GATE_STOPWORDS = STOPWORDS | frozenset(_GATE_EXTRA_TEXT.split())

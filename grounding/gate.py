@@ -28,6 +28,11 @@ from retrieval.scopes import Scope
 from retrieval.text import GATE_STOPWORDS, SEARCH
 
 THRESHOLDS_FILE = Path(__file__).with_name("gate_thresholds.json")
+# A scope of fewer chunks is never gated: its vocabulary is too small for a missing word to
+# mean much ("how long does a rollback take?" of a two-page handbook with no "long" or "take").
+# Set by hand, not fit: every development corpus is larger (httpx, the smallest, has 170), so
+# it changes none of the fitted numbers; below it the generator decides alone, as before.
+MIN_SCOPE_CHUNKS = 100
 GATE_HITS = 3  # the best hits whose words are compared with the query's
 # Search's terms without the function words it keeps for ranking ("how", "we", "does") or the
 # one-letter pieces of contractions ("what's"): in a small scope they may be in no chunk at all,
@@ -109,7 +114,8 @@ class NearnessGate:
         (a translated question, a standalone follow-up) counts as much as the question."""
         threshold = self._thresholds.get(self._setup_of(scope), 0.0)
         score = max((nearness(q, hits, self._stats, scope) for q in queries), default=0.0)
-        return GateVerdict(score >= threshold, score, threshold)
+        documents, _ = self._stats.frequencies((), scope)
+        return GateVerdict(score >= threshold or documents < MIN_SCOPE_CHUNKS, score, threshold)
 
 
 def fitted_thresholds(path: Path = THRESHOLDS_FILE) -> dict[str, float]:

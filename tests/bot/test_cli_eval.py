@@ -167,19 +167,3 @@ def test_eval_html_is_one_escaped_page(
     assert "<svg" in page and "answered right" in page
     # The failure is listed with the passages it was answered from.
     assert "Evidence: " in page and "deployctl rollback --to PREVIOUS" in page
-
-
-def test_eval_counts_questions_the_gate_answered_before_the_generator(
-    config: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Shares one word ("rollback") with the docs: retrieval finds it, the gate judges it far.
-    far = {
-        "id": "far",
-        "question": "Which Kilimanjaro rollback permit costs least for Tanzanian mountaineers?",
-        "answerable": False,
-    }
-    code, out, _ = _eval(capsys, config, _set(tmp_path, ROLLBACK, far))
-    assert code == 0
-    assert _figure(out, "gated (model not called)") == (
-        "uncovered 1.000 (1/1), answerable 0.000 (0/1)"
-    )

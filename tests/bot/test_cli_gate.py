@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from grounding.gate import MIN_SCOPE_CHUNKS
 from tests.grounding.fake_openai import FakeOpenAI, answer, fake_in_thread
 
 CONFIG = """\
@@ -25,12 +26,28 @@ DOCS = {
 }
 
 
+# Shares one word ("release") with the docs, so retrieval has hits for the gate to judge.
+FAR = "Which release of the Kilimanjaro climbing permit costs the least in Tanzania?"
+SERVICES = ("billing", "search", "ledger", "mailer", "gateway", "scheduler", "metrics", "auth")
+
+
+def _service_page(i: int) -> str:
+    """One of many short pages, so the scope is big enough to be gated (MIN_SCOPE_CHUNKS)."""
+    name = f"{SERVICES[i % len(SERVICES)]}-{i}"
+    return (
+        f"# The {name} service\n\nThe {name} service runs on host app{i} in region "
+        f"{('eu', 'us', 'ap')[i % 3]}. Its owners are on the {('red', 'blue')[i % 2]} team.\n"
+    )
+
+
 @pytest.fixture
 def indexed(tmp_path: Path) -> Path:
     handbook = tmp_path / "handbook"
     handbook.mkdir()
     for name, text in DOCS.items():
         (handbook / name).write_text(text, encoding="utf-8")
+    for i in range(MIN_SCOPE_CHUNKS):
+        (handbook / f"service-{i}.md").write_text(_service_page(i), encoding="utf-8")
     config = tmp_path / "docbot.yml"
     config.write_text(CONFIG, encoding="utf-8")
     assert main(["index", "--config", str(config)]) == 0
@@ -56,9 +73,7 @@ def _ask_json(
 def test_cli_gate_far_question_is_not_found_and_no_request_is_made(
     indexed: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI
 ) -> None:
-    # Shares one word ("release") with the docs, so retrieval has hits for the gate to judge.
-    question = "Which release of the Kilimanjaro climbing permit costs the least in Tanzania?"
-    code, result = _ask_json(capsys, indexed, question)
+    code, result = _ask_json(capsys, indexed, FAR)
     assert code == 0
     assert result["status"] == "not_found"
     assert result["retrieved"], "retrieval found something, and the gate judged it"
@@ -92,8 +107,27 @@ def test_cli_gate_off_sends_every_question_to_the_model(
     model_server.script(
         "responses", answer(status="insufficient_context", message="not in the docs")
     )
-    question = "Which release of the Kilimanjaro climbing permit costs the least in Tanzania?"
-    code, result = _ask_json(capsys, indexed, question)
+    code, result = _ask_json(capsys, indexed, FAR)
     assert code == 0
     assert result["gate"] is None
+    assert len(model_server.requests) == 1
+
+
+def test_cli_gate_eval_counts_the_questions_turned_away(
+    indexed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI
+) -> None:
+    model_server.always(
+        "responses", answer([("To roll back a deploy, run `deployctl rollback`.", ["E1"])])
+    )
+    questions = tmp_path / "set.jsonl"
+    rows = [
+        {"question": "How do I roll back a deploy?", "strings": ["deployctl rollback"]},
+        {"question": FAR, "answerable": False},
+    ]
+    questions.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["eval", str(questions), "--config", str(indexed)]) == 0
+    out = capsys.readouterr().out
+    assert "gated (model not called)  uncovered 1.000 (1/1), answerable 0.000 (0/1)" in out
+    assert "answered right            1.000 (1/1)" in out
     assert len(model_server.requests) == 1

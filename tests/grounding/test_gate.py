@@ -10,7 +10,13 @@ from dataclasses import dataclass
 
 from grounding.answer import AnswerStatus, Usage
 from grounding.evidence import PackPolicy
-from grounding.gate import NearnessGate, fitted_thresholds, nearness, setup_key
+from grounding.gate import (
+    MIN_SCOPE_CHUNKS,
+    NearnessGate,
+    fitted_thresholds,
+    nearness,
+    setup_key,
+)
 from grounding.pipeline import AnswerPipeline
 from retrieval.chunks import Chunk, Hit
 from retrieval.corpus import index_text
@@ -79,7 +85,9 @@ def test_gate_thresholds_are_fit_for_every_search_setup() -> None:
 def _pipeline(threshold: float) -> tuple[AnswerPipeline, RecordingGenerator]:
     generator = RecordingGenerator([response(("Deploys run from the main branch.", ["E1"]))])
     chunks = (ROTATE, DEPLOY)
-    gate = NearnessGate({"fake": threshold}, lambda scope: "fake", ChunkStats(chunks))
+    # Statistics of a scope big enough to be gated (MIN_SCOPE_CHUNKS), of the same kind.
+    stats = ChunkStats(chunks, scale=MIN_SCOPE_CHUNKS)
+    gate = NearnessGate({"fake": threshold}, lambda scope: "fake", stats)
     pipeline = AnswerPipeline(
         FakeRetriever(chunks), generator, WordCounter(), PackPolicy(), lambda c: None, gate=gate
     )
@@ -106,3 +114,9 @@ def test_gate_open_calls_the_generator() -> None:
     assert answer.status is AnswerStatus.ANSWERED
     assert len(generator.requests) == 1
     assert answer.gate is not None and answer.gate.near
+
+
+def test_gate_never_closes_on_a_scope_too_small_for_missing_words_to_mean_much() -> None:
+    gate = NearnessGate({"fake": 0.9}, lambda scope: "fake", ChunkStats([ROTATE, DEPLOY]))
+    verdict = gate.judge(["tallest mountain in Africa, main peak?"], SCOPE, _hits(DEPLOY))
+    assert verdict.near and verdict.nearness < verdict.threshold

@@ -104,6 +104,34 @@ class Reaction:
     ts: str  # the message reacted to
 
 
+class _HomeOpened(_Slice):
+    type: str
+    user: str
+    channel: str = ""
+    tab: str = "home"
+
+
+@dataclass(frozen=True, slots=True)
+class HomeOpened:
+    """Someone opened docbot's App Home (`tab`: home or messages); `channel` is their DM."""
+
+    team: str
+    user: str
+    channel: str
+    tab: str
+
+
+def parse_home_opened(body: Mapping[str, Any]) -> HomeOpened | None:
+    try:
+        envelope = _Envelope.model_validate(body)
+        event = _HomeOpened.model_validate(body.get("event"))
+    except ValidationError:
+        return None
+    if event.type != "app_home_opened":
+        return None
+    return HomeOpened(envelope.team_id, event.user, event.channel, event.tab)
+
+
 def parse_turn(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:
     """The turn in an `app_mention` or `message` delivery; None for bots, edits and the like."""
     try:

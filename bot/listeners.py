@@ -16,8 +16,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import InFlight, ListenerDeps
 from bot.escalation import handle_escalation
-from bot.events import Turn, mentions, parse_reaction, parse_turn
+from bot.events import Turn, mentions, parse_home_opened, parse_reaction, parse_turn
 from bot.feedback_actions import handle_feedback_press, handle_reason, reason_problems
+from bot.home import handle_home_opened
 from bot.interactive import (
     SHORTCUT,
     SLASH_COMMAND,
@@ -132,6 +133,12 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             if submission is not None:
                 await handle_reason(deps, counted(client), submission)
 
+    async def on_home_opened(body: dict[str, Any], client: AsyncWebClient) -> None:
+        opened = parse_home_opened(body)
+        if opened is not None:
+            with deps.in_flight.track():
+                await handle_home_opened(deps, counted(client), opened)
+
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
 
@@ -159,6 +166,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.event("message")(on_message)
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
+    app.event("app_home_opened")(on_home_opened)
     app.command(SLASH_COMMAND)(on_command)
     app.shortcut(SHORTCUT)(on_shortcut)
     app.action(FEEDBACK_ACTION)(on_feedback_button)

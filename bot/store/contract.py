@@ -164,6 +164,10 @@ class AnswerLog(Protocol):
         """The questions docbot replied to in this thread, oldest first."""
         ...
 
+    def recent_answers(self, team: str, asker: str, limit: int) -> tuple[AnswerRecord, ...]:
+        """The latest answers to `asker`'s questions in `team`, newest first (App Home)."""
+        ...
+
 
 # --- feedback ----------------------------------------------------------------------------------
 

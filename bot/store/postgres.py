@@ -145,6 +145,14 @@ class PostgresAnswerStore:
         )  # fmt: skip
         return None if row is None else feedback.record(row)
 
+    def recent_answers(self, team: str, asker: str, limit: int) -> tuple[AnswerRecord, ...]:
+        rows = self._all(
+            f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE team = :team AND asker = :asker "
+            "ORDER BY id DESC LIMIT :limit",
+            {"team": team, "asker": asker, "limit": limit},
+        )
+        return tuple(feedback.record(row) for row in rows)
+
     def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
         rows = self._all(
             "SELECT question FROM answers WHERE team = :team AND channel = :channel "

@@ -156,6 +156,15 @@ class SQLiteAnswerStore:
             ).fetchall()
         return tuple(row[0] for row in rows)
 
+    def recent_answers(self, team: str, asker: str, limit: int) -> tuple[AnswerRecord, ...]:
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE team = ? AND asker = ? "
+                "ORDER BY id DESC LIMIT ?",
+                (team, asker, limit),
+            ).fetchall()
+        return tuple(_record(row) for row in rows)
+
     # --- feedback ------------------------------------------------------------------------
 
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:

@@ -101,6 +101,10 @@ STEPS = (
             )""",
         ),
     ),
+    Step(
+        "a person's recent questions, for App Home",
+        ("CREATE INDEX answers_asker ON answers (team, asker, id)",),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

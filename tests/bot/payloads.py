@@ -227,3 +227,12 @@ def message_action(
         "message": message,
         "response_url": f"https://hooks.slack.com/app/{team}/1/{uuid.uuid4().hex}",
     }  # fmt: skip
+
+
+def app_home_opened(
+    *, team: str, user: str, channel: str, event_id: str, bot_user_id: str, tab: str = "home"
+) -> dict[str, Any]:
+    """`user` opened docbot's App Home (`channel`: their DM with docbot)."""
+    event = {"type": "app_home_opened", "user": user, "channel": channel, "tab": tab,
+             "event_ts": _now_ts()}  # fmt: skip
+    return event_callback(event, team=team, event_id=event_id, bot_user_id=bot_user_id)

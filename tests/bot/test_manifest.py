@@ -34,7 +34,9 @@ NEEDED_SCOPES = {
     "groups:history",
     "mpim:history",
 }
-NEEDED_EVENTS = {"app_mention", "reaction_added", "reaction_removed", "message.im"}
+NEEDED_EVENTS = {
+    "app_mention", "reaction_added", "reaction_removed", "message.im", "app_home_opened",
+}  # fmt: skip
 
 
 def _manifest() -> dict[str, Any]:

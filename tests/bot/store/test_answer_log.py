@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bot.store import AnswerStore, StoreError
@@ -48,3 +50,15 @@ def test_answers_posted_answer_finds_the_reply_to_a_question_not_an_unposted_one
     assert found is not None and found.reply_ts == "2.0"
     assert store.posted_answer("T1", "C2", "1.0") is None
     assert store.posted_answer("T1", "C1", "2.0") is None
+
+
+def test_answers_recent_answers_are_the_askers_own_newest_first(store: AnswerStore) -> None:
+    for n in range(1, 5):
+        store.save_answer(record(f"{n}.5", question=f"question {n}?"))
+    other = dataclasses.replace(record("9.5", question="someone else's?"), asker="U9")
+    elsewhere = dataclasses.replace(record("8.5", question="other team?"), team="T2")
+    store.save_answer(other)
+    store.save_answer(elsewhere)
+    recent = store.recent_answers("T1", "U1", 3)
+    assert [r.question for r in recent] == ["question 4?", "question 3?", "question 2?"]
+    assert store.recent_answers("T1", "U7", 3) == ()

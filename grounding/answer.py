@@ -90,6 +90,9 @@ class Answer:
     generator: str = ""
     usage: Usage = Usage()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # The model's search queries searched beside the question (grounding/rewrite.py); () when
+    # there was no rewrite. For admins: what was searched, when an answer is reported wrong.
+    rewrites: tuple[str, ...] = ()
     # For admins (log, stored answer, `docbot ask --json`), never shown in Slack: on an `error`
     # answer, "<kind>: <the generator's message>", which may name the server's reply.
     error_detail: str = ""
@@ -148,6 +151,7 @@ class Answer:
                 "output_tokens": self.usage.output_tokens,
             },
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "rewrites": list(self.rewrites),
             "error_detail": self.error_detail,
             "gate": None
             if self.gate is None

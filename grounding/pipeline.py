@@ -161,7 +161,7 @@ class AnswerPipeline:
         )
         timings = _timings(rewrite=rewrite_ms, retrieve=retrieve_ms, pack=_ms_since(started))
         base = _base_answer(question, scope, hits, packet, self._generator.name, timings)
-        base = replace(base, usage=rewrite.usage)
+        base = replace(base, usage=rewrite.usage, rewrites=rewrite.queries)
         if not packet.items:
             return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
         if self._gate is not None:

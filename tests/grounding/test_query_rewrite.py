@@ -51,6 +51,8 @@ def test_rewrite_searches_the_queries_and_answers_the_original_question(api: API
     # The question as asked, then the rewrite: both searched.
     assert retriever.queries == [SPANISH, "What is the default timeout?"]
     assert result.retrieved[0].chunk_id == TIMEOUT.chunk_id
+    # Kept with the answer for admins: what was searched besides the question.
+    assert result.to_dict()["rewrites"] == ["What is the default timeout?"]
     # Evidence is packed and the answer verified for the ORIGINAL question.
     assert result.question == SPANISH
     assert any(SPANISH in text for text in user_texts(api, fake.requests[1].body))
@@ -109,6 +111,7 @@ def test_rewrite_is_skipped_for_an_english_standalone_question() -> None:
     assert [is_rewrite(r) for r in fake.requests] == [False]
     assert retriever.queries == ["what is the default timeout?"]
     assert result.timings_ms["rewrite"] >= 0
+    assert result.rewrites == ()
 
 
 def test_rewrite_always_mode_rewrites_english_too() -> None:

@@ -15,7 +15,7 @@ from typing import Any, Literal, TextIO
 from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
 from bot.progress import terminal_progress
-from bot.render import post_kwargs, render_answer
+from bot.render import post_kwargs, quotes_to_show, render_answer
 from bot.runtime import pipeline_loader
 from bot.settings import Settings
 from bot.store.select import database_url, open_store, sqlite_path
@@ -320,6 +320,8 @@ def _print_answer(answer: Answer, out: TextIO) -> None:
         # Continuation lines (code blocks, lists) are indented under their bullet.
         text = claim.text.replace("\n", "\n  ")
         print(f"- {text} {markers}", file=out)
+        for quote in quotes_to_show(claim):
+            print(f"  > {quote}", file=out)
     print("\nSources:", file=out)
     for s in answer.sources:
         heading = f" § {s.heading}" if s.heading else ""

@@ -35,6 +35,14 @@ SECTION_CHARS = 2_900
 CLAIM_BUDGET_CHARS = 12_000
 SOURCE_BUDGET_CHARS = 12_000
 SOURCE_LABEL_CHARS = 400
+# Each claim's quotes are shown under it, each cut to this many characters, at most three.
+QUOTE_CHARS = 300
+MAX_QUOTES_SHOWN = 3
+_QUOTE_OPEN = "“"
+OTHER_LANGUAGE_NOTE = (
+    "This claim is in another language than its source: only its numbers and names were "
+    "checked, against the quote above."
+)
 # A longer link is not one a person can use; the source is then shown without it.
 MAX_URL_CHARS = 1_500
 FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
@@ -205,7 +213,34 @@ def _claim_line(claim: Claim, urls: dict[int, str | None], *, bullet: bool) -> s
     markers = "".join(_marker(n, urls.get(n)) for n in claim.citations)
     prefix = "• " if bullet else ""
     text = clip_escaped(escape(_slack_fences(claim.text.strip())), CLAIM_BUDGET_CHARS)
-    return f"{prefix}{text} {markers}".rstrip()
+    return f"{prefix}{text} {markers}".rstrip() + _quote_lines(claim)
+
+
+def _quote_lines(claim: Claim) -> str:
+    """The passages a claim was checked against, as quoted lines under it, so a reader sees what
+    the documentation says without opening the link. Not for a claim that is its own quote (the
+    extractive generator's); always for one in another language than its sources, whose words
+    could not be checked, with a note saying so."""
+    shown = quotes_to_show(claim)
+    lines = [f">{_QUOTE_OPEN}{clip_escaped(escape(q), QUOTE_CHARS)}”" for q in shown]
+    if lines and claim.other_language:
+        lines.append(f">_{OTHER_LANGUAGE_NOTE}_")
+    return "".join(f"\n{line}" for line in lines)
+
+
+def quotes_to_show(claim: Claim) -> tuple[str, ...]:
+    """The claim's quotes a reader should see, each on one line (`docbot ask` prints them too)."""
+    shown = [q for q in claim.quotes if claim.other_language or not _quoted_by(claim.text, q)]
+    return tuple(_one_line(q) for q in shown[:MAX_QUOTES_SHOWN])
+
+
+def _quoted_by(text: str, quote: str) -> bool:
+    """The claim already reads the quote word for word (whitespace aside)."""
+    return _one_line(quote) in _one_line(text)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_slack_fences(text).replace("```", " ").split())
 
 
 def _slack_fences(text: str) -> str:

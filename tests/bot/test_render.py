@@ -70,8 +70,28 @@ MIXED = _answer(
         _source(3, "oncall.md", heading="Escalation", updated=""),
     ),
 )
+QUOTED = _answer(
+    claims=(
+        Claim(
+            "You can roll back with `make rollback`, run from the deploy host.",
+            (1,),
+            ("Run `make rollback` from the deploy host.",),
+        ),
+        Claim("Rollbacks take 5 minutes.", (1,), ("Rollbacks take 5 minutes.",)),
+        Claim(
+            "El rollback tarda 5 minutos.",
+            (1,),
+            ("A rollback takes about\n5 minutes & keeps <data>.",),
+            other_language=True,
+        ),
+    ),
+    sources=(_source(1),),
+)
 GOLDEN_CASES: dict[str, Message] = {
     "answered_one_claim": render_answer(ROLLBACK, FEEDBACK),
+    # A paraphrase shows its quote; a claim that is its own quote does not repeat it; a claim in
+    # another language shows its quote with a note on what was checked.
+    "answered_with_quotes": render_answer(QUOTED, FEEDBACK),
     "answered_mixed_sources": render_answer(MIXED, FEEDBACK),
     "answered_custom_feedback": render_answer(
         ROLLBACK, FeedbackConfig(wrong=("thumbsdown", "x"), helpful=("tada",))

@@ -13,6 +13,7 @@ from bot.leases import RENEW_EVERY_SECONDS, process_owner
 from bot.live import LiveRuntime
 from bot.metrics import Metrics
 from bot.store import AnswerStore
+from bot.streaming import StreamRefusals
 from bot.working import StatusSupport
 
 # What a delivery refused during shutdown is answered (HTTP status; in Socket Mode, no ack), so
@@ -83,4 +84,6 @@ class ListenerDeps:
     renew_every: float = RENEW_EVERY_SECONDS
     # Where Slack refused the AI-app status (bot/working.py): :eyes: there instead.
     status: StatusSupport = field(default_factory=StatusSupport)
+    # Where Slack refused chat.startStream (bot/streaming.py): one post there instead.
+    streams: StreamRefusals = field(default_factory=StreamRefusals)
     metrics: Metrics = field(default_factory=Metrics)  # what /metrics shows (bot/metrics.py)

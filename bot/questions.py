@@ -22,8 +22,10 @@ from bot.leases import Lease
 from bot.live import Live, ask
 from bot.render import Message, render_answer, render_error, render_help, render_input_error
 from bot.render.commands import shareable
+from bot.render.live import stream_tail
 from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply
 from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
+from bot.streaming import LiveReply
 from bot.working import Working
 from grounding.answer import Answer
 from grounding.progress import Report, ignore
@@ -159,9 +161,33 @@ async def _respond(
         await _reply(deps, client, turn, lease, shareable(message) if answer else message, answer)
         return
     async with Working(cosmetic_client(client), turn, deps.status) as working:
-        message, answer = await _answer(deps, live, turn, scope, working.report)
+        # A run taking over never streams: whatever the first run showed must not show twice.
+        reply = LiveReply(client, turn, lease, working, deps.streams,
+                          enabled=lease.claim is Claim.NEW)  # fmt: skip
+        message, answer = await _answer(deps, live, turn, scope, reply.report)
+        await reply.drain()
         await working.stop()
-        working.posted = await _reply(deps, client, turn, lease, message, answer) is not None
+        if reply.started:
+            working.posted = await _end_stream(deps, live, turn, lease, reply, message, answer)
+        elif reply.may_post:
+            working.posted = await _reply(deps, client, turn, lease, message, answer) is not None
+
+
+async def _end_stream(
+    deps: ListenerDeps, live: Live, turn: Turn, lease: Lease, reply: LiveReply, message: Message,
+    answer: Answer | None,
+) -> bool:  # fmt: skip
+    """The streamed message ends with the sources and controls (or, if answering failed after it
+    started, with the error); the answer is stored and the claim done, as after a post."""
+    if answer is not None and answer.claims:
+        tail = stream_tail(answer, live.config.feedback)
+    else:
+        tail = message.blocks
+    reply_ts = await reply.finish(message, tail)
+    if answer is not None:
+        await _save(deps, turn, answer, reply_ts)
+    await lease.finish(reply_ts)
+    return True
 
 
 async def _reply(

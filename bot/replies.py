@@ -31,7 +31,7 @@ async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | No
     when posting failed (logged)."""
     if turn.ephemeral:
         return await _post_ephemeral(client, turn, message)
-    metadata = {"event_type": REPLY_EVENT_TYPE, "event_payload": {"question_ts": turn.ts}}
+    metadata = reply_metadata(turn)
     try:
         response = await client.chat_postMessage(
             channel=turn.channel, thread_ts=turn.reply_thread, metadata=metadata,
@@ -96,9 +96,24 @@ async def posted_reply(client: AsyncWebClient, turn: Turn) -> str | None:
     return None
 
 
+def reply_metadata(turn: Turn) -> dict[str, Any]:
+    """The metadata every reply to `turn` carries (a streamed one gets it when it is stopped)."""
+    return {"event_type": REPLY_EVENT_TYPE, "event_payload": {"question_ts": turn.ts}}
+
+
+def stream_marker(question_ts: str) -> str:
+    """The block_id of a streamed reply's first block: a stream cut off before its stop has no
+    metadata yet, and is still found by this."""
+    return f"{REPLY_EVENT_TYPE}:{question_ts}"
+
+
 def _replies_to(message: object, question_ts: str) -> bool:
     if not isinstance(message, Mapping):
         return False
+    blocks = message.get("blocks")
+    first = blocks[0] if isinstance(blocks, list) and blocks else None
+    if isinstance(first, Mapping) and first.get("block_id") == stream_marker(question_ts):
+        return True
     metadata = message.get("metadata")
     if not isinstance(metadata, Mapping) or metadata.get("event_type") != REPLY_EVENT_TYPE:
         return False

@@ -112,7 +112,7 @@ class Working:
                 loading_messages=list(status.loading_messages) or None,
             )  # fmt: skip
         except SLACK_CALL_ERRORS as exc:
-            refused = _refusal(exc)
+            refused = refusal(exc)
             if refused:
                 self._support.refused(turn)
             log.info("assistant.threads.setStatus on %s/%s failed: %s%s", turn.channel,
@@ -128,7 +128,7 @@ TRANSIENT = frozenset({"ratelimited", "fatal_error", "internal_error", "request_
                        "service_unavailable"})  # fmt: skip
 
 
-def _refusal(exc: Exception) -> bool:
+def refusal(exc: Exception) -> bool:
     """Slack answered (HTTP 200, its JSON) that it will not set a status here."""
     code = slack_error_code(exc)
     status = getattr(getattr(exc, "response", None), "status_code", None)

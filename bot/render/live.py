@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.render.answers import claim_section, tail_blocks
+from bot.render.text import context
 from grounding.answer import Answer, Claim, Source
 from grounding.progress import AnswerEvent, Checking, Reading, Searching, Verified
 from retrieval.config import FeedbackConfig
@@ -62,6 +63,11 @@ def streamed_claim(claim: Claim, sources: Sequence[Source]) -> dict[str, Any]:
 def stream_tail(answer: Answer, feedback: FeedbackConfig) -> tuple[dict[str, Any], ...]:
     """The blocks that end a streamed answer: the unverified-channel note, sources, footer."""
     return tail_blocks(answer, feedback)
+
+
+def more_claims_note(hidden: int) -> dict[str, Any]:
+    """Ends a streamed answer that had more verified claims than one message can hold."""
+    return context(f"{ELLIPSIS} {_count(hidden, 'more claim')} not shown: the answer was too long.")
 
 
 def _count(n: int, noun: str) -> str:

@@ -150,6 +150,19 @@ async def stored_reply(slack: FakeSlack, store: AnswerStore) -> str:
     return reply_ts
 
 
+async def wait_for_replies(slack: FakeSlack, count: int = 1, timeout: float = 10.0) -> list[Call]:
+    """docbot's replies, oldest first, once there are `count`: each a chat.postMessage or, for
+    an answer streamed from a model (bot/streaming.py), the chat.stopStream that ended it (both
+    answer with the reply's ts, for posted_ts)."""
+
+    def sent() -> list[Call]:
+        return [c for c in slack.calls if c.method in ("chat.postMessage", "chat.stopStream")
+                and c.response.get("ok")]  # fmt: skip
+
+    await until(lambda: len(sent()) >= count, timeout)
+    return sent()
+
+
 def posted_ts(post: Call) -> str:
     ts = post.response.get("ts")
     assert isinstance(ts, str), post.response

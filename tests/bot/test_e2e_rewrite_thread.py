@@ -19,7 +19,7 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from retrieval.index import Index
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import ask, posted_ts, until
+from tests.bot.e2e import ask, posted_ts, until, wait_for_replies
 from tests.bot.harness import GENERAL, fake_slack, running_app, with_channels
 from tests.grounding.fake_openai import FakeOpenAI, answer
 from tests.grounding.openai_harness import user_texts
@@ -56,9 +56,9 @@ def test_app_thread_follow_up_is_rewritten_with_the_earlier_question(
                 running_app(with_channels(slack), config, pipeline, store) as app,
             ):
                 await app.send(ask(slack, FIRST, GENERAL, "51.000100"))
-                await slack.wait_for("chat.postMessage")
+                await wait_for_replies(slack)  # streamed: a model answers it
                 await app.send(ask(slack, FOLLOW_UP, GENERAL, "51.000200", thread_ts="51.000100"))
-                (_, second) = await slack.wait_for("chat.postMessage", 2)
+                (_, second) = await wait_for_replies(slack, 2)
                 await until(lambda: store.find_answer(TEAM, GENERAL, posted_ts(second)) is not None)
                 record = store.find_answer(TEAM, GENERAL, posted_ts(second))
                 assert record is not None

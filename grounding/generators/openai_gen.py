@@ -35,6 +35,7 @@ from grounding.generators.response_formats import (
     FormatMemory,
     Mode,
     chat_format,
+    ignored_schema,
     json_object_correction,
     json_object_instructions,
     rejects_json_schema,
@@ -208,9 +209,7 @@ class OpenAIModel:
         try:
             value = validate_reply(text, self._model, task.schema)
         except GenerationError:
-            # Only a first reply with text can tell: once json_schema has worked, a bad reply
-            # is the model's failure, and an empty one is no sign of an ignored schema.
-            if self._format != "auto" or found is not None or not text.strip():
+            if self._format != "auto" or not ignored_schema(text, first=found is None):
                 raise
             self._switch("its reply ignored the schema")
             later = await self._json_object(task, timeout, user_id)

@@ -46,6 +46,21 @@ def responses_format(mode: Mode, name: str, schema: Mapping[str, Any]) -> dict[s
     return {"type": "json_schema", "name": name, "schema": schema, "strict": True}
 
 
+def ignored_schema(text: str, *, first: bool) -> bool:
+    """Whether a json_schema reply that did not validate shows the server ignored the schema.
+
+    Text that is not JSON at all does, whenever it comes: a server that enforces the schema never
+    sends prose. JSON of the wrong shape tells only on a server's first reply; once json_schema
+    has worked there, it is the model's failure. An empty reply is no sign either way."""
+    if not text.strip():
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return first
+
+
 def json_object_instructions(instructions: str, schema: Mapping[str, Any]) -> str:
     """The instructions for JSON mode: the schema the server no longer enforces, spelled out.
 

@@ -171,12 +171,23 @@ def test_json_object_setting_never_tries_json_schema() -> None:
 
 
 def test_auto_keeps_json_schema_once_the_server_has_honoured_it() -> None:
-    # A server that answered one strict request is strict: a later bad reply is the model's
-    # failure, reported as such, not a reason to give up the schema.
-    outcomes, fake = run("chat", None, GOOD, raw_text("not json"), calls=2, memory=FormatMemory())
+    # A server that answered one strict request is strict: later JSON of the wrong shape is the
+    # model's failure, reported as such, not a reason to give up the schema.
+    wrong_shape = raw_text(json.dumps({"status": "answered", "claims": "none", "message": ""}))
+    outcomes, fake = run("chat", None, GOOD, wrong_shape, calls=2, memory=FormatMemory())
     assert isinstance(outcomes[0], Generation)
     assert error(outcomes[1]).kind == "invalid"
     assert _formats(fake) == ["json_schema", "json_schema"]
+
+
+def test_auto_prose_after_a_good_reply_still_switches() -> None:
+    # A schema-ignoring server whose model happened to write valid JSON once (a short rewrite
+    # call, say) is still found out by its first prose reply: strict servers never send prose.
+    prose = raw_text("Sure! Timeouts default to five seconds.")
+    memory = FormatMemory()
+    outcomes, fake = run("chat", None, GOOD, prose, GOOD, calls=2, memory=memory)
+    assert all(isinstance(o, Generation) for o in outcomes)
+    assert _formats(fake) == ["json_schema", "json_schema", "json_object"]
 
 
 def test_auto_still_retries_a_500_that_does_not_name_the_format() -> None:

@@ -6,7 +6,7 @@ Layout of the folder (`index_dir:` in docbot.yml, or `docbot index --publish DIR
     versions/<generation>/   manifest.json and every file it names, copied from the builder's
                              state_dir/index and checked against the manifest's sha256s
     CURRENT                  {"version": ..., "manifest_sha256": ...}, replaced atomically, last
-    publish.lock             held (flock) by the one `docbot index` publishing
+    build.lock               held (flock) by the one `docbot index` building and publishing
 
 A version folder appears under its final name only once whole (copied into a temporary name,
 checked, fsynced, renamed), so a reader that follows CURRENT never finds half a version; a
@@ -32,7 +32,7 @@ from retrieval.errors import DocbotError, IndexNotBuiltError
 from retrieval.manifest import MANIFEST, index_root
 
 POINTER = "CURRENT"
-LOCK = "publish.lock"
+LOCK = "build.lock"
 VERSIONS = "versions"
 # Versions kept: the current one and the two before it, so a replica that read CURRENT a moment
 # before a publish still finds the version it is loading.
@@ -89,7 +89,7 @@ def current_version(dest: Path) -> Path:
 
 def publish(config: Config, dest: Path) -> Published:
     """Copy the index built in state_dir into a new version under `dest` and point CURRENT at
-    it. The caller holds `publish_lock(dest)` across the build and this."""
+    it. The caller holds `builder_lock(dest)` across the build and this (bot/cli.py)."""
     source = index_root(config)
     manifest_bytes = (source / MANIFEST).read_bytes()
     manifest = json.loads(manifest_bytes)
@@ -115,18 +115,19 @@ def publish(config: Config, dest: Path) -> Published:
 
 
 @contextmanager
-def publish_lock(dest: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold `dest`/publish.lock: one `docbot index` builds and publishes at a time. A second
-    one waits (told through `waiting`) until the first is done, then builds on its work."""
-    dest.mkdir(parents=True, exist_ok=True)
-    with (dest / LOCK).open("a+") as handle:
+def builder_lock(folder: Path, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold `folder`/build.lock (the published folder, or state_dir/index): one `docbot index`
+    builds there at a time. A second one waits (told through `waiting`) until the first is
+    done, then builds on its work."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / LOCK).open("a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             if waiting is not None:
-                waiting(f"waiting for {holder}, which is publishing to {dest}")
+                waiting(f"waiting for {holder}, which is building in {folder}")
             fcntl.flock(handle, fcntl.LOCK_EX)
         handle.seek(0)
         handle.truncate()

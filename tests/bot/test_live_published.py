@@ -15,7 +15,7 @@ import pytest
 from bot.health import Readiness
 from bot.live import Reload
 from bot.store import SQLiteAnswerStore
-from retrieval.artifact import current_version, publish, publish_lock
+from retrieval.artifact import builder_lock, current_version, publish
 from retrieval.config import Config, load_config
 from retrieval.index import build_index
 from retrieval.manifest import MANIFEST
@@ -44,7 +44,7 @@ def build_and_publish(path: Path) -> str:
     """What `docbot index` does with index_dir set."""
     config = load_config(path)
     assert config.index_dir is not None
-    with publish_lock(config.index_dir):
+    with builder_lock(config.index_dir):
         build_index(config)
         return publish(config, config.index_dir).version
 

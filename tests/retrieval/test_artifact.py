@@ -13,10 +13,10 @@ from retrieval.artifact import (
     KEEP,
     POINTER,
     VERSIONS,
+    builder_lock,
     current_version,
     named_files,
     publish,
-    publish_lock,
 )
 from retrieval.config import Config
 from retrieval.errors import IndexNotBuiltError
@@ -112,7 +112,7 @@ def test_nothing_published_yet_says_how_to_publish(tmp_path: Path) -> None:
         current_version(tmp_path / "empty")
 
 
-def test_publish_lock_lets_one_publisher_at_a_time(tmp_path: Path) -> None:
+def test_builder_lock_lets_one_publisher_at_a_time(tmp_path: Path) -> None:
     dest = tmp_path / "published"
     told = threading.Event()
     inside = threading.Event()
@@ -123,10 +123,10 @@ def test_publish_lock_lets_one_publisher_at_a_time(tmp_path: Path) -> None:
             said.append(why)
             told.set()
 
-        with publish_lock(dest, waiting):
+        with builder_lock(dest, waiting):
             inside.set()
 
-    with publish_lock(dest):
+    with builder_lock(dest):
         thread = threading.Thread(target=second)
         thread.start()
         assert told.wait(10)  # the second publisher says it waits ...

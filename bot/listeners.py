@@ -12,9 +12,11 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.deps import InFlight, ListenerDeps
+from bot.deps import REFUSED_WHILE_CLOSING, InFlight, ListenerDeps
 from bot.escalation import handle_escalation
 from bot.events import Turn, mentions, parse_home_opened, parse_reaction, parse_turn
 from bot.feedback_actions import handle_feedback_press, handle_reason, reason_problems
@@ -34,11 +36,14 @@ from bot.render.commands import SHARE_ACTION
 from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
 from bot.share import handle_share
+from bot.store import StoreUnavailable
 from bot.webapi import observed
 
 log = logging.getLogger("docbot.slack")
 
 PRE_CLAIM = "docbot_claim"  # Bolt context key: what claim_before_ack found
+# Slack retries an unacknowledged event three times (X-Slack-Retry-Num 1 to 3, over ~5 minutes).
+LAST_SLACK_RETRY = 3
 
 __all__ = ["Answerer", "InFlight", "ListenerDeps", "register"]
 
@@ -48,13 +53,20 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     (an unhandled event is answered 404, and Slack would keep retrying it)."""
 
     async def claim_questions(
-        body: dict[str, Any], context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
-    ) -> None:
+        body: dict[str, Any], context: AsyncBoltContext, req: AsyncBoltRequest,
+        next_: Callable[[], Awaitable[None]],
+    ) -> BoltResponse | None:  # fmt: skip
         # Middleware: runs before Bolt acknowledges the delivery (see claim_before_ack).
         turn = _question(body, context.bot_user_id)
         if turn is not None:
-            context[PRE_CLAIM] = await claim_before_ack(deps, turn)
+            try:
+                context[PRE_CLAIM] = await claim_before_ack(deps, turn)
+            except StoreUnavailable:
+                if _slack_delivers_again(body, req):
+                    return _refused_for_now(deps, turn)
+                # Slack's last try, or a command (never retried): answered unclaimed instead.
         await next_()
+        return None
 
     def counted(client: AsyncWebClient) -> AsyncWebClient:
         # Bolt hands each request a fresh client: this one counts its failures (/metrics).
@@ -176,6 +188,25 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.action(re.compile(r".*"))(on_other_interaction)
     app.view(re.compile(r".*"))(on_other_interaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order
+
+
+def _slack_delivers_again(body: Mapping[str, Any], req: AsyncBoltRequest) -> bool:
+    """Whether Slack will deliver this again if it is not acknowledged: an event before its
+    last retry (commands and shortcuts are never retried)."""
+    if body.get("type") != "event_callback":
+        return False
+    tries = req.headers.get("x-slack-retry-num") or ["0"]
+    return not tries[0].isdigit() or int(tries[0]) < LAST_SLACK_RETRY
+
+
+def _refused_for_now(deps: ListenerDeps, turn: Turn) -> BoltResponse:
+    """Without the store no claim can be made, and replicas would each answer the event Slack
+    delivers to all of them: refuse it (503, or no Socket Mode ack), and the next delivery,
+    a minute on, is answered once the store is back."""
+    deps.metrics.delivery_dropped("deferred")
+    log.info("event %s left for Slack to deliver again: no claim without the answer store",
+             turn.event_id)  # fmt: skip
+    return BoltResponse(status=REFUSED_WHILE_CLOSING, body="answer store unreachable; retry")
 
 
 def _question(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:

@@ -46,13 +46,15 @@ async def claim_before_ack(deps: ListenerDeps, turn: Turn) -> Claim | None:
     killed a moment later leaves a claim that the next one resumes, bot/resume.py).
 
     None when docbot does not answer this team, or when the store failed (logged): the listener
-    then claims as usual, and tells the asker if that fails too."""
+    then claims as usual, and tells the asker if that fails too. StoreUnavailable when the
+    store cannot be reached (it logs its outage once): the caller decides whether to refuse
+    the delivery for Slack to deliver again (bot/listeners.py)."""
     if turn.team not in (await deps.runtime.current()).config.teams:
         return None
     try:
         return await asyncio.to_thread(deps.store.claim, _key(turn), deps.owner, turn.to_payload())
     except StoreUnavailable:
-        return None  # the store logs its outage once; the listener tries again, then answers
+        raise
     except Exception:
         log.exception("claiming event %s before its ack failed", turn.event_id)
         return None

@@ -65,8 +65,8 @@ class SocketModeConnection:
             if verdict.status != REFUSED_WHILE_CLOSING:
                 await self._ack(client, envelope_id)
         if verdict.status == REFUSED_WHILE_CLOSING:
-            log.info("Socket Mode envelope %s left for Slack to deliver again: shutting down",
-                     shown(envelope_id))  # fmt: skip
+            log.info("Socket Mode envelope %s left for Slack to deliver again (shutting down, "
+                     "or no claim without the answer store)", shown(envelope_id))  # fmt: skip
         elif not verdict.dispatch:
             log.log(logging.INFO if verdict.status == 200 else logging.WARNING,
                     "acknowledged Socket Mode envelope %s (type %s) without handling it: %s",

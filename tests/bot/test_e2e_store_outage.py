@@ -62,21 +62,30 @@ def test_store_outage_mid_question_answers_once_and_recovers(
         ) as app:  # fmt: skip
             await app.send(ask(slack, QUESTION, GENERAL, "70.000100"))  # lost mid-question
             await app.settle()
-            await app.send(ask(slack, QUESTION, GENERAL, "71.000100"))  # asked while down
+            # Asked while down: no claim can be made, so the delivery is refused for Slack to
+            # deliver again (replicas would otherwise each answer it) ...
+            refused = await app.send(ask(slack, QUESTION, GENERAL, "71.000100"))
+            await app.settle()
+            # ... except on Slack's last retry, answered unclaimed rather than not at all.
+            await app.send(ask(slack, QUESTION, GENERAL, "73.000100"), retry=3)
             await app.settle()
             await asyncio.to_thread(private_postgres.start)
+            await app.send(ask(slack, QUESTION, GENERAL, "71.000100"), retry=1)  # Slack again
             await app.send(ask(slack, QUESTION, GENERAL, "72.000100"))  # back
             await app.settle()
+            assert refused[0] == 503
             # The first question's claim stayed open; once its lease lapses, the sweep takes it
             # over, finds the reply in the thread, and settles it instead of answering again.
             clock.now += LEASE_SECONDS + 1
             resumed = await resumer.sweep()
             await app.settle()
+            assert len(slack.posted()) == 4
             return {c.params["thread_ts"]: reply_text(c) for c in slack.posted()}, resumed
 
     replies, resumed = asyncio.run(main())
     try:
-        assert sorted(replies) == ["70.000100", "71.000100", "72.000100"]  # one reply each
+        # One reply each (a dict would hide a second one: count the posts too).
+        assert sorted(replies) == ["70.000100", "71.000100", "72.000100", "73.000100"]
         assert not any("something went wrong" in text for text in replies.values())
         assert resumed == 1
         assert store.claim(MentionKey(TEAM, GENERAL, "70.000100"), "9:other") is Claim.DONE

@@ -83,8 +83,11 @@ class Result:
 class Serve:
     """One `docbot serve` process on a fixed port (a restart keeps Slack's URL)."""
 
-    def __init__(self, config: Path, port: int, env: dict[str, str], logs: Path) -> None:
+    def __init__(
+        self, config: Path, port: int, env: dict[str, str], logs: Path, extra: tuple[str, ...] = ()
+    ) -> None:
         self.config, self.port, self.env, self.logs = config, port, env, logs
+        self.extra = extra  # more `docbot serve` arguments (benchmarks/replica_load.py: --index)
         self.proc: asyncio.subprocess.Process | None = None
         self.starts = 0
         self.log = logs / "serve.log"
@@ -99,7 +102,7 @@ class Serve:
         log = self.log.open("wb")
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot.cli", "serve", "--config", str(self.config),
-            "--host", "127.0.0.1", "--port", str(self.port),
+            "--host", "127.0.0.1", "--port", str(self.port), *self.extra,
             env=self.env, stdout=log, stderr=asyncio.subprocess.STDOUT,
             cwd=SERVE_TREE[0] if SERVE_TREE else None,
         )  # fmt: skip

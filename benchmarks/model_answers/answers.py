@@ -32,7 +32,7 @@ STYLES = (
 UNFAITHFUL = (
     "invented_parameter",  # a parameter, setting or function the docs do not have
     "wrong_evidence",  # the right quote, but cites an item that does not hold it
-    "outside_knowledge",  # plausible, true elsewhere, not in the evidence
+    "outside_knowledge",  # not in the evidence (true elsewhere, or contrary to it with no "not")
     "changed_number",  # a number or default value changed
     "spelled_count",  # a count written out in words, changed ("three steps" for four)
     "bool_swapped",  # True for False or the reverse

@@ -155,6 +155,8 @@ def _print_failures(failed: tuple[Result, ...], out: TextIO) -> None:
         want = f"expected {', '.join(q.expected) or 'a claim'}" if q.answerable else "uncovered"
         cited = sorted({f"{s.collection}/{s.path}" for s in a.sources})
         got = f"{a.status.value} {', '.join(cited)}".rstrip()
+        if a.gate is not None and not a.gate.near:
+            got += f" (gated: nearness {a.gate.nearness:.3f} < {a.gate.threshold})"
         print(f"  line {q.line} {q.id}: {q.question!r} -> {got} ({want})", file=out)
 
 

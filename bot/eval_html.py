@@ -138,6 +138,11 @@ def _failure(r: Result, chunks: Mapping[str, Chunk]) -> str:
         f'<p class="meta">line {q.line}, {_e(q.id)}; {_e(want)}; got {_e(a.status.value)} '
         f"in {r.ms:.0f} ms</p>",
     ]
+    if a.gate is not None and not a.gate.near:
+        parts.append(
+            f"<p>Gated before the generator: nearness {a.gate.nearness:.3f} is below the "
+            f"threshold {_e(a.gate.threshold)}, so no model was called.</p>"
+        )
     if a.message:
         parts.append(f"<p>{_e(a.message)}</p>")
     if a.claims:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,11 +124,14 @@ def test_cli_gate_eval_counts_the_questions_turned_away(
     rows = [
         {"question": "How do I roll back a deploy?", "strings": ["deployctl rollback"]},
         {"question": FAR, "answerable": False},
+        {"id": "far", "question": FAR, "strings": ["permit"]},  # said answerable: a failure
     ]
     questions.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     capsys.readouterr()
     assert main(["eval", str(questions), "--config", str(indexed)]) == 0
     out = capsys.readouterr().out
-    assert "gated (model not called)  uncovered 1.000 (1/1), answerable 0.000 (0/1)" in out
-    assert "answered right            1.000 (1/1)" in out
+    assert "gated (model not called)  uncovered 1.000 (1/1), answerable 0.500 (1/2)" in out
+    assert "answered right            0.500 (1/2)" in out
+    assert re.search(r"line 3 far: .* -> not_found \(gated: nearness 0\.\d+ < 0\.\d+\)", out)
+    assert not re.search(r"^tokens +0 in", out, re.MULTILINE), "the model call's tokens count"
     assert len(model_server.requests) == 1

@@ -235,6 +235,8 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
     )
     for outcome in report.synced:
         print(_sync_line(outcome), file=out)
+        for note in outcome.notes:
+            print(f"note: {outcome.collection}: {note}", file=out)
     for collection, path, note in report.notes:
         print(f"note: {collection}/{path}: {note}", file=out)
     for skipped in report.skipped:
@@ -244,10 +246,11 @@ def _print_report(report: BuildReport, out: TextIO) -> None:
 def _sync_line(outcome: SyncOutcome) -> str:
     """What a sync did (`synced:`), or that it failed and answers use older files (`stale:`)."""
     commit = outcome.revision[:12]
+    kind = "snapshot" if outcome.source.startswith("site ") else "commit"
     if not outcome.ok:
         return (
             f"stale: {outcome.collection}: cannot sync from {outcome.source}: {outcome.error}; "
-            f"answers use commit {commit} from the last good sync at "
+            f"answers use {kind} {commit} from the last good sync at "
             f"{shown_time(outcome.last_success)} (failing since "
             f"{shown_time(outcome.failing_since)})"
         )

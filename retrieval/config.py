@@ -12,142 +12,24 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+# Re-exported: the collection section is part of what `retrieval.config` offers.
+from retrieval.collection_config import CHANNEL_ID as CHANNEL_ID
+from retrieval.collection_config import DEFAULT_INCLUDE as DEFAULT_INCLUDE
+from retrieval.collection_config import CollectionConfig as CollectionConfig
+from retrieval.collection_config import FrozenModel as _Model
 from retrieval.config_errors import describe
 from retrieval.errors import ConfigError
-from retrieval.links import check_url_template, template_fields
-from retrieval.source_keys import (
-    check_branch,
-    check_git_url,
-    check_subdir,
-    git_checkout,
-    source_problem,
-)
+from retrieval.source_keys import SITE_PAGES, git_checkout, site_home
 
-DEFAULT_INCLUDE = ("**/*.md", "**/*.rst", "**/*.txt")
 # How long one answer may take, every model call and retry included. Slack users give up on a bot
 # in well under a minute; a hanging model server must not hold them longer.
 DEADLINE_SECONDS = 45.0
 # The query rewrite's share of it: a call of a few dozen output tokens; one that takes longer is
 # given up on and the question is searched as it is, leaving the answer most of its time.
 REWRITE_SECONDS = 10.0
-CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]+$")
 TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")
-# Who owns a collection's docs: a user ID, or a user group in Slack's mention syntax.
-OWNER_ID = re.compile(r"^(?:[UW][A-Z0-9]+|<!subteam\^S[A-Z0-9]+>)$")
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class CollectionConfig(_Model):
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    # Exactly one source (retrieval/source_keys.py): a local folder, or a git repository that
-    # `docbot index` clones under state_dir. After load_config, `path` is always the folder
-    # read (for git: the checkout, or its `subdir`); use `folder`.
-    path: Path | None = None
-    git: str | None = None
-    branch: str | None = None  # git only; default: the remote's default branch
-    subdir: str | None = None  # git only; default: the whole repository
-    include: tuple[str, ...] = DEFAULT_INCLUDE
-    exclude: tuple[str, ...] = ()
-    url: str | None = None
-    access: Literal["public", "private"] = "public"
-    channels: tuple[str, ...] = ()
-    # Mentioned when someone presses "Still need help?" on an answer from this collection.
-    owners: tuple[str, ...] = ()
-
-    @field_validator("include")
-    @classmethod
-    def _include_not_empty(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value or not all(p.strip() for p in value):
-            raise ValueError(
-                "include is empty: list at least one glob such as '**/*.md', or drop the key "
-                f"to use the default {list(DEFAULT_INCLUDE)}"
-            )
-        return value
-
-    @field_validator("channels")
-    @classmethod
-    def _channel_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for channel in value:
-            if not CHANNEL_ID.match(channel):
-                raise ValueError(
-                    f"{channel!r} is not a channel ID: use the ID (C..., G... or D...), never the "
-                    "name, which can change; in Slack, open the channel details to copy its ID"
-                )
-        return value
-
-    @field_validator("owners")
-    @classmethod
-    def _owner_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for owner in value:
-            if not OWNER_ID.match(owner):
-                raise ValueError(
-                    f"{owner!r} is not a user or user-group ID: use a user ID (U...), or a user "
-                    "group as <!subteam^S...>, never a name or @handle, which can change; in "
-                    'Slack, a person\'s profile menu has "Copy member ID"'
-                )
-        return value
-
-    @field_validator("url")
-    @classmethod
-    def _url_template(cls, value: str | None) -> str | None:
-        return None if value is None else check_url_template(value)
-
-    @field_validator("git")
-    @classmethod
-    def _git_url(cls, value: str | None) -> str | None:
-        return None if value is None else check_git_url(value)
-
-    @field_validator("branch")
-    @classmethod
-    def _branch(cls, value: str | None) -> str | None:
-        return None if value is None else check_branch(value)
-
-    @field_validator("subdir")
-    @classmethod
-    def _subdir(cls, value: str | None) -> str | None:
-        return None if value is None else check_subdir(value)
-
-    @model_validator(mode="after")
-    def _one_source(self) -> CollectionConfig:
-        problem = source_problem(
-            self.name,
-            {"path": self.path, "git": self.git, "branch": self.branch, "subdir": self.subdir},
-        )
-        if problem:
-            raise ValueError(problem)
-        if self.url is not None and "commit" in template_fields(self.url) and self.git is None:
-            raise ValueError(
-                f"collection {self.name!r}: url uses {{commit}}, which only a `git:` source "
-                "has: remove {commit} from the url, or make the collection a git source"
-            )
-        return self
-
-    @property
-    def folder(self) -> Path:
-        """The folder whose files are indexed (a git source's checkout or its subdir)."""
-        if self.path is None:
-            raise ValueError(f"collection {self.name!r} was not loaded by load_config")
-        return self.path
-
-    @model_validator(mode="after")
-    def _private_needs_channels(self) -> CollectionConfig:
-        if self.access == "private" and not self.channels:
-            raise ValueError(
-                f"collection {self.name!r} is private but lists no channels: add "
-                "`channels: [C...]` with the IDs of the channels that may read it, "
-                "or make it public"
-            )
-        if self.access == "public" and self.channels:
-            raise ValueError(
-                f"collection {self.name!r} is public, so `channels` has no effect: remove it, "
-                "or set `access: private`"
-            )
-        return self
 
 
 class ConversationsConfig(_Model):
@@ -388,6 +270,11 @@ def _resolve_paths(path: Path, config: Config) -> Config:
             # Cloned there by `docbot index` (retrieval/git_source.py); absent until then.
             checkout = git_checkout(state_dir, collection.git, collection.branch)
             folder = checkout / "repo" / (collection.subdir or "")
+            collections.append(collection.model_copy(update={"path": folder}))
+            continue
+        if collection.site is not None:
+            # Crawled there by `docbot index` (retrieval/site_source.py); absent until then.
+            folder = site_home(state_dir, collection.site) / SITE_PAGES
             collections.append(collection.model_copy(update={"path": folder}))
             continue
         folder = (base / collection.folder).resolve()

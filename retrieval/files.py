@@ -71,8 +71,9 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
     are reported, unless the patterns leave them out anyway.
     """
     root = collection.folder
-    include = tuple(glob_regex(p) for p in collection.include)
-    exclude = tuple(glob_regex(p) for p in collection.exclude)
+    include_globs, exclude_globs = collection.file_globs
+    include = tuple(glob_regex(p) for p in include_globs)
+    exclude = tuple(glob_regex(p) for p in exclude_globs)
     unlisted: list[OSError] = []
     not_read: list[tuple[str, str]] = []
     found = [

@@ -94,15 +94,28 @@ def url_resolver(
     """`source_url` for a chunk of any of the config's collections; None for one it lacks.
 
     `revisions` maps a git collection to the commit its indexed files are from
-    (`Index.revisions()`).
+    (`Index.revisions()`). A `site:` collection's passages link to their page, at the anchor of
+    the nearest heading above them (the page map its last sync wrote).
     """
+    # Here, not at the top: retrieval.site_source reads the config, whose module imports this.
+    from retrieval.site_source import page_link, read_page_map
+    from retrieval.source_keys import site_home
+
     collections = {c.name: c for c in config.collections}
     commits = dict(revisions or {})
+    sites = {
+        c.name: read_page_map(site_home(config.state_dir, c.site))
+        for c in config.collections
+        if c.site is not None
+    }
 
     def url_for(chunk: Chunk) -> str | None:
         collection = collections.get(chunk.collection)
         if collection is None:
             return None
+        if chunk.collection in sites:
+            page = sites[chunk.collection].get(chunk.path)
+            return None if page is None else page_link(page, chunk.start_line)
         commit = commits.get(chunk.collection, "")
         return source_url(collection, chunk.path, chunk.start_line, chunk.end_line, commit)
 

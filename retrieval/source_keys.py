@@ -1,18 +1,18 @@
-"""The keys that say where a collection's documents come from: `path:` (a local folder) or
-`git:` (+ `branch`, `subdir`). Checked when docbot.yml loads; retrieval/config.py calls these.
-
-Another kind of source (e.g. `site:`) adds its key to SOURCE_KEYS and its checks here.
+"""The keys that say where a collection's documents come from: `path:` (a local folder),
+`git:` (+ `branch`, `subdir`) or `site:` (a documentation website). Checked when docbot.yml
+loads; retrieval/config.py calls these.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 # Exactly one of these names a collection's source.
-SOURCE_KEYS = ("path", "git")
+SOURCE_KEYS = ("path", "git", "site")
 # Keys that only mean something for one kind of source.
 GIT_ONLY_KEYS = ("branch", "subdir")
 # `user@host:path/repo.git`, git's scp-like ssh syntax.
@@ -23,10 +23,11 @@ _CREDENTIALS_FIX = (
     "through the environment or git's own credential helpers (e.g. `git config --global "
     "credential.helper store`, an ssh key, or GIT_ASKPASS); see docs/configuration.md#git"
 )
+SITE_PAGES = "pages"  # a site's snapshot folder inside site_home(), as Markdown files
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]+(?<![./])$")
 
 
-def source_problem(name: str, given: dict[str, object]) -> str | None:
+def source_problem(name: str, given: Mapping[str, object]) -> str | None:
     """Why the collection's source keys are not exactly one source, or None."""
     sources = [key for key in SOURCE_KEYS if given.get(key) is not None]
     if len(sources) > 1:
@@ -37,7 +38,7 @@ def source_problem(name: str, given: dict[str, object]) -> str | None:
     if not sources:
         return (
             f"collection {name!r} names no source: add `path: <folder>` (a local folder, "
-            "relative to this file) or `git: <repository URL>`"
+            "relative to this file), `git: <repository URL>` or `site: <docs website URL>`"
         )
     if sources[0] != "git":
         extra = [key for key in GIT_ONLY_KEYS if given.get(key) is not None]
@@ -132,3 +133,30 @@ def git_checkout(state_dir: Path, url: str, branch: str | None) -> Path:
     file on disk, which the access check (retrieval/scopes.py) compares."""
     key = hashlib.sha256(f"{url}\0{branch or ''}".encode()).hexdigest()[:16]
     return state_dir / "sources" / f"git-{key}"
+
+
+def check_site_url(url: str) -> str:
+    """`url` when it is an http(s) start page without credentials, a query or a fragment."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ValueError(
+            f"site {url!r} is not a website URL: write the docs' start page, e.g. "
+            "https://docs.example.com/ (its sitemap.xml is read, or its links followed)"
+        )
+    if parts.username is not None or parts.password is not None:
+        shown = parts._replace(netloc=parts.hostname, query="", fragment="").geturl()
+        raise ValueError(
+            f"site URL has credentials in it (write {shown!r}): docbot reads public "
+            "documentation sites; a private one needs a `git:` source or a local folder"
+        )
+    if parts.query or parts.fragment:
+        shown = parts._replace(query="", fragment="").geturl()
+        raise ValueError(f"site URL has a query string or fragment: write {shown!r}")
+    return parts._replace(path=parts.path or "/").geturl()
+
+
+def site_home(state_dir: Path, url: str) -> Path:
+    """Where a site's snapshot lives: one folder per start URL."""
+    key = hashlib.sha256(url.encode()).hexdigest()[:16]
+    return state_dir / "sources" / f"site-{key}"

@@ -2,8 +2,8 @@
 
 The seam: `sync_sources(config)` brings each collection's folder up to date and says what
 happened, one `SyncOutcome` per collection that has a remote source. A local `path:` folder
-needs no sync. A `git:` source is cloned or fetched (retrieval/git_source.py). Another kind
-(e.g. `site:`) adds a function with `sync_git`'s shape and a branch in `sync_collection`.
+needs no sync. A `git:` source is cloned or fetched (retrieval/git_source.py); a `site:` is
+crawled into a snapshot of Markdown pages (retrieval/site_source.py).
 
 A remote that cannot be reached keeps the last good sync's files; `sync.json` beside the
 checkout records when that was, so the outcome can say "since when".
@@ -30,7 +30,9 @@ from retrieval.git_source import (
     fetch_and_reset,
     head_commit,
 )
-from retrieval.source_keys import git_checkout
+from retrieval.site_crawl import SiteError
+from retrieval.site_source import read_page_map, snapshot_revision, sync_site
+from retrieval.source_keys import git_checkout, site_home
 
 Clock = Callable[[], datetime]
 STATE_FILE = "sync.json"
@@ -45,6 +47,7 @@ class SyncOutcome:
     last_success: str  # ISO time (UTC) of the last sync that worked, maybe this one
     error: str = ""  # why this sync failed ("" when it worked); the last good files are used
     failing_since: str = ""  # ISO time (UTC) of the first failure in a row
+    notes: tuple[str, ...] = ()  # pages a site sync skipped or kept from before, and why
 
     @property
     def ok(self) -> bool:
@@ -68,10 +71,10 @@ def sync_sources(
             continue
         if not outcome.ok and not outcome.revision:
             raise DocbotError(
-                f"collection {collection.name!r}: cannot clone {outcome.source}: "
+                f"collection {collection.name!r}: cannot sync {outcome.source}: "
                 f"{outcome.error}. Nothing has been synced from it yet, so there is nothing to "
-                "index: check the URL and branch in the config file, and that this machine can "
-                "reach the repository (credentials come from the environment or git's "
+                "index: check the URL (and branch) in the config file, and that this machine "
+                "can reach it (a repository's credentials come from the environment or git's "
                 "credential helpers, never from docbot.yml)"
             )
         outcomes.append(outcome)
@@ -87,6 +90,10 @@ def sync_collection(
     synced: dict[Path, SyncOutcome],
 ) -> SyncOutcome | None:
     """None for a collection that needs no sync (a local folder)."""
+    if collection.site is not None:
+        home = site_home(state_dir, collection.site)
+        synced[home] = outcome = _sync_site(home, collection, now, timeout)
+        return outcome
     if collection.git is None:
         return None
     home = git_checkout(state_dir, collection.git, collection.branch)
@@ -124,6 +131,26 @@ def sync_git(home: Path, url: str, branch: str | None, now: Clock, timeout: floa
     return SyncOutcome("", source, revision, before, synced)
 
 
+def _sync_site(home: Path, collection: CollectionConfig, now: Clock, timeout: float) -> SyncOutcome:
+    site = collection.site or ""
+    state = _read_state(home)
+    include, exclude = collection.site_patterns
+    source = f"site {site}"
+    try:
+        done = sync_site(home, site, include, exclude, timeout)
+    except SiteError as exc:
+        before = snapshot_revision(read_page_map(home))
+        failing_since = str(state.get("failing_since") or _iso(now()))
+        _write_state(home, {**state, "failing_since": failing_since, "error": str(exc)})
+        last = str(state.get("last_success", "")) if before else ""
+        return SyncOutcome(collection.name, source, before, before, last, str(exc), failing_since)
+    synced = _iso(now())
+    _write_state(home, {"url": site, "revision": done.revision, "last_success": synced})
+    return SyncOutcome(
+        collection.name, source, done.revision, done.previous, synced, notes=done.notes
+    )
+
+
 def check_subdir_in(repo: Path, collection: CollectionConfig, revision: str) -> None:
     """The collection's `subdir` is a real folder of the checkout: neither missing nor a
     symbolic link, which the repository's content could point anywhere on this machine."""
@@ -147,8 +174,9 @@ def check_subdir_in(repo: Path, collection: CollectionConfig, revision: str) -> 
 
 
 def _remove_unused_checkouts(state_dir: Path, used: frozenset[Path]) -> None:
-    """Clones no collection reads any more (its URL or branch changed, or it was removed)."""
-    for other in (state_dir / "sources").glob("git-*"):
+    """Clones and site snapshots no collection reads any more (its URL or branch changed, or
+    it was removed)."""
+    for other in (*(state_dir / "sources").glob("git-*"), *(state_dir / "sources").glob("site-*")):
         if other not in used and other.is_dir():
             shutil.rmtree(other, ignore_errors=True)
 

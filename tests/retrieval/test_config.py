@@ -182,10 +182,11 @@ def test_config_bad_collection_name_says_which_characters_are_allowed(tmp_path: 
 
 
 def test_config_collection_without_path_says_what_the_path_is(tmp_path: Path) -> None:
-    # A collection's source is `path:` or `git:`, so a missing path names both choices.
+    # A collection's source is `path:`, `git:` or `site:`, so a missing path names all three.
     assert _lines(tmp_path, ONE_COLLECTION.replace("    path: handbook\n", "")) == [
         "collections[0] (handbook): collection 'handbook' names no source: add `path: <folder>` "
-        "(a local folder, relative to this file) or `git: <repository URL>`"
+        "(a local folder, relative to this file), `git: <repository URL>` or "
+        "`site: <docs website URL>`"
     ]
 
 

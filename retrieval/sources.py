@@ -71,7 +71,8 @@ def sync_sources(
             continue
         if not outcome.ok and not outcome.revision:
             raise DocbotError(
-                f"collection {collection.name!r}: cannot sync {outcome.source}: "
+                f"collection {collection.name!r}: cannot "
+                f"{'crawl' if collection.site else 'clone'} {outcome.source}: "
                 f"{outcome.error}. Nothing has been synced from it yet, so there is nothing to "
                 "index: check the URL (and branch) in the config file, and that this machine "
                 "can reach it (a repository's credentials come from the environment or git's "

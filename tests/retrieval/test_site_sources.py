@@ -151,7 +151,7 @@ def test_a_site_never_synced_that_cannot_be_read_is_an_error(
     tmp_path: Path, site: SiteServer
 ) -> None:
     site.pages["/robots.txt"] = Page("down", status=500, content_type="text/plain")
-    with pytest.raises(DocbotError, match="cannot sync site"):
+    with pytest.raises(DocbotError, match="cannot crawl site"):
         _build(_config(tmp_path, site))
 
 

@@ -16,7 +16,8 @@ from typing import Any, Literal, TextIO
 from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
 from bot.progress import terminal_progress
-from bot.render import post_kwargs, quotes_to_show, render_answer
+from bot.render import NO_ACCESS, post_kwargs, quotes_to_show, render_answer
+from bot.render.answers import no_answer_text
 from bot.runtime import pipeline_loader
 from bot.settings import Settings
 from bot.store.postgres_lock import build_lock
@@ -306,7 +307,7 @@ def _hit_json(hit: Hit) -> dict[str, Any]:
 
 def _nothing_found(scope: Scope) -> str:
     if scope.is_empty:
-        return "This conversation may not read any collection."
+        return NO_ACCESS
     return f"No passage matches in: {', '.join(scope.collections)}."
 
 
@@ -319,7 +320,10 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     pipeline = pipeline_loader(settings)(config)
     answer = asyncio.run(pipeline.answer(question, scope))
     if args.json:
-        json.dump(answer.to_dict(), out, ensure_ascii=False, indent=2)
+        data = answer.to_dict()
+        if answer.reason is not None:
+            data["message"] = no_answer_text(answer)  # the bot words reason codes
+        json.dump(data, out, ensure_ascii=False, indent=2)
         print(file=out)
     elif args.blocks:
         json.dump(post_kwargs(render_answer(answer, config.feedback)), out, indent=2)
@@ -331,7 +335,7 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
 
 def _print_answer(answer: Answer, out: TextIO) -> None:
     if answer.status is not AnswerStatus.ANSWERED:
-        print(f"[{answer.status.value}] {answer.message}", file=out)
+        print(f"[{answer.status.value}] {no_answer_text(answer)}", file=out)
         if answer.error_detail:
             # The command line is the admin's view: the detail Slack users are spared.
             print(f"detail: {answer.error_detail}", file=out)

@@ -9,6 +9,13 @@ from typing import Any
 from retrieval.scopes import Scope
 
 
+class NoAnswer(StrEnum):
+    """Why an answer has no claims, as a code: the bot words it (bot/render), not grounding."""
+
+    UNVERIFIED_CHANNEL = "unverified_channel"  # refused: Slack could not say what it is
+    NO_ACCESS = "no_access"  # refused: the conversation may read no collection
+
+
 class AnswerStatus(StrEnum):
     ANSWERED = "answered"
     NOT_FOUND = "not_found"
@@ -84,6 +91,7 @@ class Answer:
     claims: tuple[Claim, ...] = ()
     sources: tuple[Source, ...] = ()
     message: str = ""
+    reason: NoAnswer | None = None  # a refusal's cause; the bot renders the words for it
     dropped_claims: tuple[DroppedClaim, ...] = ()
     retrieved: tuple[Retrieved, ...] = ()
     omitted: tuple[Omitted, ...] = ()
@@ -128,6 +136,7 @@ class Answer:
                 for s in self.sources
             ],
             "message": self.message,
+            "reason": self.reason.value if self.reason else None,
             "dropped_claims": [
                 {"text": d.text, "reason": d.reason, "detail": d.detail}
                 for d in self.dropped_claims

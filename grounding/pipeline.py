@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from grounding.answer import Answer, AnswerStatus, Omitted, Retrieved, Usage
+from grounding.answer import Answer, AnswerStatus, NoAnswer, Omitted, Retrieved, Usage
 from grounding.deadline import Clock, Deadline, SystemClock
 from grounding.evidence import EvidencePacket, PackPolicy, TokenCounter, pack
 from grounding.gate import Gate
@@ -350,24 +350,14 @@ def _timed(answer: Answer, stage: str, ms: float) -> Answer:
 
 
 def _refused(question: str, scope: Scope) -> Answer:
-    if scope.kind is ConversationKind.UNKNOWN:
-        # The scope is empty because Slack could not tell us what this channel is, not because
-        # it has no access: asking an admin for access would send them after the wrong cause.
-        message = (
-            "I could not verify this channel's access settings with Slack, so I answer nothing "
-            "here for now; try again in a minute."
-        )
-    else:
-        message = (
-            "This conversation may read no collections, so there is no documentation I can "
-            "search here. Ask in a channel that has access, or ask an admin to add this "
-            "channel to a collection in docbot.yml."
-        )
+    # An UNKNOWN scope is empty because Slack could not tell us what this channel is, not
+    # because it has no access: the two causes are told apart, and worded by the bot.
+    unknown = scope.kind is ConversationKind.UNKNOWN
     return Answer(
         status=AnswerStatus.REFUSED,
         question=question,
         scope=scope,
-        message=message,
+        reason=NoAnswer.UNVERIFIED_CHANNEL if unknown else NoAnswer.NO_ACCESS,
         timings_ms=_timings(),
     )
 

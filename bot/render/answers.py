@@ -23,7 +23,7 @@ from bot.render.text import (
     safe_url,
     section,
 )
-from grounding.answer import Answer, AnswerStatus, Claim, Source
+from grounding.answer import Answer, AnswerStatus, Claim, NoAnswer, Source
 from retrieval.config import FeedbackConfig
 from retrieval.scopes import ConversationKind
 
@@ -154,16 +154,22 @@ def _render_not_found(answer: Answer, *, escalate: bool) -> Message:
     return Message(text=plain(text), blocks=tuple(blocks))
 
 
+def no_answer_text(answer: Answer) -> str:
+    """Why an answer has no claims, in words (mrkdwn, escaped): the refusal's reason code
+    worded here, else the pipeline's fixed message. The command line prints it too."""
+    if answer.reason is NoAnswer.UNVERIFIED_CHANNEL:
+        return UNVERIFIED
+    if answer.reason is NoAnswer.NO_ACCESS:
+        return NO_ACCESS
+    message = answer.message.strip()
+    if message or answer.status is not AnswerStatus.REFUSED:
+        return escape(clip(message, 1_000))
+    # A refusal stored without a code (an older docbot): by the scope's kind.
+    return UNVERIFIED if answer.scope.kind is ConversationKind.UNKNOWN else NO_ACCESS
+
+
 def _render_refused(answer: Answer) -> Message:
-    """The pipeline's reason (it knows why the scope is empty), else ours by the scope's kind."""
-    reason = answer.message.strip()
-    if reason:
-        body = escape(clip(reason, 1_000))
-    elif answer.scope.kind is ConversationKind.UNKNOWN:
-        body = UNVERIFIED
-    else:
-        body = NO_ACCESS
-    text = f":no_entry: {body}"
+    text = f":no_entry: {no_answer_text(answer)}"
     return Message(text=plain(text), blocks=(section(text),))
 
 

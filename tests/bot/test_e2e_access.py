@@ -44,7 +44,7 @@ def test_app_private_canary_reaches_only_its_channel(
         for call in slack.calls:
             if call.params.get("channel") != PAYMENTS_CHANNEL:
                 assert CANARY not in call.body, call.method
-        assert "may read no collections" in by_channel[(CONNECT, "4.000300")]
+        assert "may not read any documentation collection" in by_channel[(CONNECT, "4.000300")]
 
     run(config, answerer, store, scenario)
 

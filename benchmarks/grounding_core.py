@@ -154,6 +154,11 @@ def _one_question(
     return packet
 
 
+def _echo_claim(label: str, line: str) -> GroundedClaim:
+    # A line of the item, quoting itself: the verifier's full path, quote search included.
+    return GroundedClaim(text=line, citations=[label], quotes=[line])
+
+
 def _adjacent(
     chunks: Sequence[Chunk], position: dict[str, int]
 ) -> Callable[[Chunk], tuple[Chunk | None, Chunk | None]]:
@@ -178,8 +183,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _echo_claim(label: str, line: str) -> GroundedClaim:
-    # A line of the item, quoting itself: the verifier's full path, quote search included.
-    return GroundedClaim(text=line, citations=[label], quotes=[line])

@@ -72,6 +72,7 @@ _SPANISH_TEXT = """
     cual se mi mis su sus me yo tu uso hay está este esta
 """
 _SPANISH = frozenset(_SPANISH_TEXT.split())
+SPANISH_WORDS = _SPANISH  # Spanish function words: the verifier tells a claim's language with them
 _SPANISH_MARK = re.compile(r"[¿¡ñáéíóú]", re.IGNORECASE)
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
 _CC_MENTION = re.compile(r"\bcc:?\s*(?=<@)", re.IGNORECASE)  # "cc <@U0BOB>": addressing people

@@ -5,7 +5,7 @@ claim in another language checked on what can be checked."""
 from __future__ import annotations
 
 from grounding.evidence import EvidencePacket, PackPolicy, pack
-from grounding.verification import Verification, verify
+from grounding.verification import Support, Verification, check, verify
 from retrieval.chunks import Chunk
 from tests.grounding.fakes import WordCounter, hits_of, make_chunk, make_scope, response
 
@@ -137,3 +137,11 @@ def test_a_claim_in_another_language_is_checked_on_numbers_and_shows_its_quote()
     assert claim.other_language and claim.quotes == (quote,)
     assert "number 10" in _dropped("El tiempo de espera es de 10 segundos.", "timeouts.md", quote)
     assert "negation" in _dropped("El tiempo de espera no es de 5 segundos.", "timeouts.md", quote)
+
+
+def test_accented_names_do_not_make_english_evidence_another_language() -> None:
+    evidence = "The Krasiński Palace Garden was remodelled by Józef Szanior in the 19th century."
+    claim = "The Krasiński Palace Garden was not remodelled by Józef Szanior."
+    verdict = check(claim, Support(evidence, evidence))
+    assert not verdict.other_language
+    assert verdict.problem is not None and "'not'" in verdict.problem

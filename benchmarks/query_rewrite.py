@@ -65,6 +65,9 @@ from tests.grounding.rewrite_harness import queries
 REWRITES = QUESTIONS.parent / "query_rewrites"
 CONDITIONS = ("none", "always", "rewrites only", "rule")
 GROUPS = ("English standalone", "not English", "follow-up")
+# A candidate trigger for `needs_rewrite` ("acronyms expanded"): an all-caps or digit-led
+# abbreviation (PEP, GIL, 4xx, 503s). Printed as its own line of English standalone questions.
+ACRONYM = re.compile(r"\b[A-Z]{2,6}[0-9]?s?\b|\b[a-z]*[0-9]+[a-z]+\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,10 +186,16 @@ def searches(item: Item, rewrites: tuple[str, ...]) -> dict[str, tuple[str, ...]
     }
 
 
+def _in_group(item: Item, group: str) -> bool:
+    if group == "  with an acronym":
+        return item.group == "English standalone" and ACRONYM.search(item.question) is not None
+    return group in ("all", item.group)
+
+
 def report(label: str, rows: Sequence[tuple[Item, dict[str, int | None]]], k: int) -> None:
     print(f"{label}: recall@3 / recall@{k} / MRR@{k}")
-    for group in (*GROUPS, "all"):
-        chosen = [ranks for item, ranks in rows if group in ("all", item.group)]
+    for group in (*GROUPS, "  with an acronym", "all"):
+        chosen = [ranks for item, ranks in rows if _in_group(item, group)]
         if not chosen:
             continue
         cells = []

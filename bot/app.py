@@ -28,6 +28,7 @@ from bot.resume import Resumer
 from bot.retries import RATE_LIMIT_RETRIES, SERVER_ERROR_RETRIES, RetryPolicy
 from bot.settings import Settings
 from bot.store import AnswerStore
+from bot.teams import served_teams
 from bot.webapi import ObservedWebClient
 from retrieval.config import Config
 
@@ -142,6 +143,7 @@ def build_app(
     if readiness is not None:
         readiness.bind(deps)
     app.middleware(_refuse_when_closed(deps.in_flight))
+    app.middleware(served_teams(deps.runtime))  # the one team check, before every listener
     register(app, deps)
     if resumer is not None:
         resumer.bind(deps, client)

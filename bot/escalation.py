@@ -60,8 +60,6 @@ def involved_collections(answer: Mapping[str, Any]) -> tuple[str, ...]:
 
 async def handle_escalation(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
     config = (await deps.runtime.current()).config
-    if press.team not in config.teams:
-        return
     reply_ts = press.value if _TS.match(press.value) else press.message_ts
     try:
         record = await asyncio.to_thread(

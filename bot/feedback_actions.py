@@ -42,7 +42,7 @@ async def handle_feedback_press(
 ) -> None:
     """Record (or take back) the press; a new wrong-mark opens the modal asking what was wrong."""
     kind = _KINDS.get(press.value)
-    if kind is None or not await _served(deps, press.team):
+    if kind is None:
         return
     try:
         record = await asyncio.to_thread(
@@ -79,7 +79,7 @@ def reason_problems(submission: Submission) -> dict[str, str]:
 async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: Submission) -> None:
     """Store a submitted modal (checked by reason_problems) with the answer it is about."""
     ref = submission.metadata
-    if ref["team"] != submission.team or not await _served(deps, submission.team):
+    if ref["team"] != submission.team:
         return
     choice = field(submission, CATEGORY_BLOCK, CATEGORY_ACTION).get("selected_option") or {}
     detail = field(submission, DETAIL_BLOCK, DETAIL_ACTION).get("value")
@@ -105,10 +105,6 @@ async def _escalation(deps: ListenerDeps, record: AnswerRecord) -> str | None:
     """The answer's ts for a "Still need help?" button, when its collections have owners."""
     config = (await deps.runtime.current()).config
     return record.reply_ts if owners_of(config, involved_collections(record.answer)) else None
-
-
-async def _served(deps: ListenerDeps, team: str) -> bool:
-    return team in (await deps.runtime.current()).config.teams
 
 
 def _value(mark: str | None) -> str | None:

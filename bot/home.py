@@ -24,7 +24,7 @@ async def handle_home_opened(
     deps: ListenerDeps, client: AsyncWebClient, opened: HomeOpened
 ) -> None:
     live = await deps.runtime.current()
-    if opened.team not in live.config.teams or opened.tab != "home":
+    if opened.tab != "home":
         return
     # The DM's scope exactly as a question there would get it ("im" can only narrow it).
     scope = await live.policy.scope_for(opened.team, opened.channel, "im")

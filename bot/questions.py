@@ -45,12 +45,11 @@ async def claim_before_ack(deps: ListenerDeps, turn: Turn) -> Claim | None:
     delivers an acknowledged event again, so from the ack on the ledger must hold it (a process
     killed a moment later leaves a claim that the next one resumes, bot/resume.py).
 
-    None when docbot does not answer this team, or when the store failed (logged): the listener
-    then claims as usual, and tells the asker if that fails too. StoreUnavailable when the
+    Other teams' requests never get here (bot/teams.py). None when the store failed (logged):
+    the listener then claims as usual, and tells the asker if that fails too. StoreUnavailable
+    when the
     store cannot be reached (it logs its outage once): the caller decides whether to refuse
     the delivery for Slack to deliver again (bot/listeners.py)."""
-    if turn.team not in (await deps.runtime.current()).config.teams:
-        return None
     try:
         return await asyncio.to_thread(deps.store.claim, _key(turn), deps.owner, turn.to_payload())
     except StoreUnavailable:
@@ -70,6 +69,8 @@ async def handle_turn(
     (a reload of docbot.yml or the index applies from the next question)."""
     live = await deps.runtime.current()
     if turn.team not in live.config.teams:
+        # Deliveries of other teams stop at bot/teams.py; this is for a resumed claim whose
+        # team docbot.yml no longer serves.
         log.info("ignoring event %s from unconfigured team %s", turn.event_id, turn.team)
         return
     lease: Lease | None = None
@@ -211,8 +212,6 @@ async def _reply(
 async def handle_reason_only(deps: ListenerDeps, client: AsyncWebClient, turn: Turn) -> None:
     """A channel thread reply seen as `message`: record it if it is an awaited reason, else leave
     it unclaimed for the app_mention delivery of the same message."""
-    if turn.team not in (await deps.runtime.current()).config.teams:
-        return
     try:
         if await _pending_reason(deps.store, turn) is None:
             return

@@ -27,8 +27,6 @@ async def handle_reaction(
     if reaction is None or reaction.user == bot_user_id:
         return
     config = (await deps.runtime.current()).config
-    if reaction.team not in config.teams:
-        return
     kind = _feedback_kind(config, reaction.emoji)
     if kind is None:
         return

@@ -65,8 +65,6 @@ def stored_answer(data: Mapping[str, Any]) -> Answer | None:
 
 async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
     live = await deps.runtime.current()
-    if press.team not in live.config.teams:
-        return
     record = await asyncio.to_thread(
         deps.store.find_answer, press.team, press.channel, press.message_ts
     )

@@ -12,9 +12,8 @@ from datetime import UTC, datetime
 from bot.leases import RENEW_EVERY_SECONDS, process_owner
 from bot.live import LiveRuntime
 from bot.metrics import Metrics
+from bot.refusals import Refusals
 from bot.store import AnswerStore
-from bot.streaming import StreamRefusals
-from bot.working import StatusSupport
 
 # What a delivery refused during shutdown is answered (HTTP status; in Socket Mode, no ack), so
 # that Slack delivers it again.
@@ -83,7 +82,7 @@ class ListenerDeps:
     owner: str = field(default_factory=process_owner)  # this process, as the claims' owner
     renew_every: float = RENEW_EVERY_SECONDS
     # Where Slack refused the AI-app status (bot/working.py): :eyes: there instead.
-    status: StatusSupport = field(default_factory=StatusSupport)
+    status: Refusals = field(default_factory=Refusals)
     # Where Slack refused chat.startStream (bot/streaming.py): one post there instead.
-    streams: StreamRefusals = field(default_factory=StreamRefusals)
+    streams: Refusals = field(default_factory=Refusals)
     metrics: Metrics = field(default_factory=Metrics)  # what /metrics shows (bot/metrics.py)

@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Turn
 from bot.leases import Lease
+from bot.refusals import Refusals, refusal
 from bot.render import Message
 from bot.render.live import more_claims_note, streamed_claim
 from bot.replies import reply_metadata, stream_marker
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
-from bot.working import Working, refusal
+from bot.working import Working
 from grounding.answer import Source
 from grounding.progress import AnswerEvent, Verified
 
@@ -39,26 +39,12 @@ log = logging.getLogger("docbot.slack")
 STREAM_CLAIMS = 40
 
 
-@dataclass
-class StreamRefusals:
-    """Conversations where Slack refused chat.startStream in its own words (e.g. an older
-    workspace): answered with one post there from then on, for the life of the process."""
-
-    _refused: set[tuple[str, str]] = field(default_factory=set)
-
-    def allowed(self, turn: Turn) -> bool:
-        return (turn.team, turn.channel) not in self._refused
-
-    def refused(self, turn: Turn) -> None:
-        self._refused.add((turn.team, turn.channel))
-
-
 class LiveReply:
     """`report` is the pipeline's Report (stages go on to `working`); `finish` ends the reply."""
 
     def __init__(
         self, client: AsyncWebClient, turn: Turn, lease: Lease, working: Working,
-        refusals: StreamRefusals, *, enabled: bool = True,
+        refusals: Refusals, *, enabled: bool = True,
     ) -> None:  # fmt: skip
         self._client = client
         self._turn = turn

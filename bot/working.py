@@ -4,7 +4,8 @@ point takes (bot/questions.py `_respond`, so mentions, DMs and resumed runs alik
 Slack's AI-app status (assistant.threads.setStatus, with loading messages naming the stage) where
 the workspace allows it; the :eyes: reaction where it does not. Which applies is decided by
 Slack's answer to the first setStatus in a conversation, remembered per conversation for the
-life of the process, so a workspace without the feature gets its :eyes: at once next time.
+life of the process (bot/refusals.py), so a workspace without the feature gets its :eyes: at
+once next time.
 Everything here is cosmetic: a failure is logged and never holds up or changes the answer.
 """
 
@@ -17,28 +18,13 @@ from types import TracebackType
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Turn
+from bot.refusals import Refusals, refusal
 from bot.render.live import CLEARED, WORKING, Status, status_for
 from bot.replies import react
-from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
+from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from grounding.progress import AnswerEvent
 
 log = logging.getLogger("docbot.slack")
-
-
-class StatusSupport:
-    """Per conversation: whether Slack refused the AI-app status there (then :eyes: is used).
-
-    Only a refusal in Slack's own words is remembered (e.g. `not_allowed`, `missing_scope`,
-    `unknown_method`); a timeout or a 5xx says nothing about the feature, and is tried again."""
-
-    def __init__(self) -> None:
-        self._refused: set[tuple[str, str]] = set()
-
-    def allowed(self, turn: Turn) -> bool:
-        return (turn.team, turn.channel) not in self._refused
-
-    def refused(self, turn: Turn) -> None:
-        self._refused.add((turn.team, turn.channel))
 
 
 class Working:
@@ -48,7 +34,7 @@ class Working:
 
     `client` should be the cosmetic client (one try, short timeout, bot/replies.py)."""
 
-    def __init__(self, client: AsyncWebClient, turn: Turn, support: StatusSupport) -> None:
+    def __init__(self, client: AsyncWebClient, turn: Turn, support: Refusals) -> None:
         self._client = client
         self._turn = turn
         self._support = support
@@ -121,15 +107,3 @@ class Working:
             return False
         self._shown = status
         return True
-
-
-# Slack's codes for a failure of the moment, not a refusal of the method here.
-TRANSIENT = frozenset({"ratelimited", "fatal_error", "internal_error", "request_timeout",
-                       "service_unavailable"})  # fmt: skip
-
-
-def refusal(exc: Exception) -> bool:
-    """Slack answered (HTTP 200, its JSON) that it will not set a status here."""
-    code = slack_error_code(exc)
-    status = getattr(getattr(exc, "response", None), "status_code", None)
-    return code is not None and code not in TRANSIENT and status == 200

@@ -9,10 +9,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import Answerer
 from bot.events import Turn
+from bot.refusals import Refusals
 from bot.render.live import WORKING
 from bot.replies import cosmetic_client
 from bot.store import SQLiteAnswerStore
-from bot.working import StatusSupport, Working
+from bot.working import Working
 from grounding.progress import Checking, Reading, Searching
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
@@ -37,7 +38,7 @@ def test_status_shows_each_stage_in_order_on_the_question_thread() -> None:
     async def main() -> None:
         async with fake_slack() as slack:
             client = cosmetic_client(AsyncWebClient(token=slack.token, base_url=slack.url))
-            async with Working(client, turn, StatusSupport()) as working:
+            async with Working(client, turn, Refusals()) as working:
                 await slack.wait_for("assistant.threads.setStatus", 1)
                 for n, event in enumerate((Searching(("handbook",)), Reading(2), Checking(2)), 2):
                     working.report(event)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from bot.building import index_once
 from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
 from bot.progress import terminal_progress
@@ -20,14 +20,12 @@ from bot.render import NO_ACCESS, post_kwargs, quotes_to_show, render_answer
 from bot.render.answers import no_answer_text
 from bot.runtime import pipeline_loader
 from bot.settings import Settings
-from bot.store.postgres_lock import build_lock
 from bot.store.select import database_url, open_store, sqlite_path
 from grounding.answer import Answer, AnswerStatus
-from retrieval.artifact import builder_lock, publish
 from retrieval.chunks import Hit
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
-from retrieval.index import BuildReport, Index, build_index, index_root
+from retrieval.index import BuildReport, Index
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from retrieval.sources import SyncOutcome, shown_time
@@ -182,34 +180,21 @@ def _scope(args: argparse.Namespace, config: Config) -> Scope:
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
     config = _config(args)
-    dest = args.publish or config.index_dir
-    with _one_builder(config, dest or index_root(config)):
-        report = build_index(config, progress=terminal_progress(sys.stderr))
-        published = None if dest is None else publish(config, dest)
+
+    def waiting(why: str) -> None:
+        print(f"docbot: {why}", file=sys.stderr)
+
+    report, published = index_once(
+        config,
+        publish_to=args.publish,
+        progress=terminal_progress(sys.stderr),
+        waiting=waiting,
+    )
     _print_report(report, out)
     if published is not None:
         state = "already published; CURRENT points at it" if published.reused else "published"
         print(f"{state}: {published.folder}", file=out)
     return 0
-
-
-@contextlib.contextmanager
-def _one_builder(config: Config, folder: Path) -> Iterator[None]:
-    """One `docbot index` at a time: a lock file where it writes, and, when the answer store is
-    PostgreSQL, an advisory lock there too (builders on other machines share the database).
-    A second one waits, then finds the work done."""
-
-    def waiting(why: str) -> None:
-        print(f"docbot: {why}", file=sys.stderr)
-
-    # Only the store's URL: a Slack token in the builder's environment is not its business.
-    database = {name: os.environ[name] for name in ("DOCBOT_DATABASE_URL",) if name in os.environ}
-    url = database_url(config, Settings.from_env(database))
-    with contextlib.ExitStack() as held:
-        if url is not None:
-            held.enter_context(build_lock(url, waiting))
-        held.enter_context(builder_lock(folder, waiting))
-        yield
 
 
 def _print_report(report: BuildReport, out: TextIO) -> None:

@@ -30,6 +30,7 @@ from bot.retries import RetryPolicy
 from bot.settings import Settings, SettingsError
 from bot.socket_mode import SocketModeConnection
 from bot.store import AnswerStore
+from bot.sync_loop import SourceSync
 from bot.webapi import SLACK_CALL_ERRORS, slack_error, slack_error_code
 from retrieval.config import Config
 from retrieval.errors import DocbotError
@@ -127,13 +128,15 @@ async def run_serve(
     reload: Reload | None = None,
     retry: RetryPolicy | None = None,
     in_flight: InFlight | None = None,
+    sync: SourceSync | None = None,
 ) -> None:
     """Serve until SIGTERM or SIGINT (or cancelled), then drain; configuration problems surface
     before anything listens.
 
     `host` and `port` (HTTP mode only) default to `serve:` in docbot.yml, read at start-up.
-    With `reload`, changes to docbot.yml and the index apply from the next question. `retry`
-    is how the Web API client waits between tries (slack_sdk's backoff unless a test says)."""
+    With `reload`, changes to docbot.yml and the index apply from the next question, and
+    `sync` (a SourceSync by default) keeps the documents current. `retry` is how the Web API
+    client waits between tries (slack_sdk's backoff unless a test says)."""
     in_flight = in_flight or InFlight()
     resumer, metrics, readiness = Resumer(), Metrics(), Readiness()
     app = build_app(
@@ -165,6 +168,8 @@ async def run_serve(
     background = [asyncio.create_task(resumer.run())]
     if reload is not None:  # a newly published index is swapped in even when nobody asks
         background.append(asyncio.create_task(readiness.watch()))
+        # Git and site collections synced on schedule, local folders watched; re-indexed here.
+        background.append(asyncio.create_task((sync or SourceSync(reload)).run()))
     try:
         await _until_stopped(serving)
     finally:

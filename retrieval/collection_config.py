@@ -51,6 +51,8 @@ class CollectionConfig(FrozenModel):
     channels: tuple[str, ...] = ()
     # Mentioned when someone presses "Still need help?" on an answer from this collection.
     owners: tuple[str, ...] = ()
+    # A git or site source's own sync schedule in `docbot serve`; None: the top-level one.
+    sync_interval_seconds: float | None = Field(default=None, ge=1, le=7 * 86400)
 
     @field_validator("include")
     @classmethod
@@ -119,6 +121,12 @@ class CollectionConfig(FrozenModel):
         )
         if problem:
             raise ValueError(problem)
+        if self.path is not None and self.sync_interval_seconds is not None:
+            raise ValueError(
+                f"collection {self.name!r} is a local folder, which `docbot serve` watches for "
+                "edits instead of syncing: remove `sync_interval_seconds` (it applies to `git:` "
+                "and `site:` sources)"
+            )
         if self.site is not None and self.url is not None:
             raise ValueError(
                 f"collection {self.name!r}: a `site:` source links to its own pages (the page "

@@ -23,6 +23,8 @@ from retrieval.config_errors import describe
 from retrieval.errors import ConfigError
 from retrieval.source_keys import SITE_PAGES, git_checkout, site_home
 
+# Ten minutes: stale docs are the complaint, and a git fetch or a revalidating crawl is cheap.
+SYNC_INTERVAL_SECONDS = 600.0
 # How long one answer may take, every model call and retry included. Slack users give up on a bot
 # in well under a minute; a hanging model server must not hold them longer.
 DEADLINE_SECONDS = 45.0
@@ -187,6 +189,9 @@ class Config(_Model):
     retrieval: RetrievalConfig = RetrievalConfig()
     feedback: FeedbackConfig = FeedbackConfig()
     serve: ServeConfig = ServeConfig()
+    # How often `docbot serve` syncs the git and site collections (a collection may set its
+    # own); local folders are watched instead and re-indexed within seconds of an edit.
+    sync_interval_seconds: float = Field(default=SYNC_INTERVAL_SECONDS, ge=1, le=7 * 86400)
     # The PostgreSQL answer store several replicas share; unset: SQLite in state_dir.
     # DOCBOT_DATABASE_URL, when set, wins (and keeps a password out of this file).
     database_url: str | None = None
@@ -224,6 +229,11 @@ class Config(_Model):
                 )
             seen.add(collection.name)
         return value
+
+    def sync_interval(self, collection: CollectionConfig) -> float:
+        """Seconds between syncs of `collection` in `docbot serve`."""
+        own = collection.sync_interval_seconds
+        return self.sync_interval_seconds if own is None else own
 
     def collection(self, name: str) -> CollectionConfig:
         for collection in self.collections:

@@ -53,12 +53,22 @@ class SyncOutcome:
     def ok(self) -> bool:
         return not self.error
 
+    @property
+    def changed(self) -> bool:
+        """The sync brought files the index does not have yet."""
+        return self.revision != self.previous
+
 
 def sync_sources(
-    config: Config, now: Clock | None = None, timeout: float = GIT_TIMEOUT_SECONDS
+    config: Config,
+    now: Clock | None = None,
+    timeout: float = GIT_TIMEOUT_SECONDS,
+    only: frozenset[str] | None = None,
 ) -> tuple[SyncOutcome, ...]:
-    """Sync every collection with a remote source, in config order.
+    """Sync every collection with a remote source (or those named in `only`), in config order.
 
+    A collection left out by `only` is not fetched: its outcome says what is on disk now
+    (`settled`), so a build after a partial sync still knows every collection's revision.
     DocbotError when a source has never been synced and cannot be now: there are no files to
     answer from, and the message says which collection, why and what to check.
     """
@@ -66,7 +76,10 @@ def sync_sources(
     outcomes = []
     synced: dict[Path, SyncOutcome] = {}  # clone -> its outcome: each is fetched once a run
     for collection in config.collections:
-        outcome = sync_collection(config.state_dir, collection, clock, timeout, synced)
+        if only is not None and collection.name not in only:
+            outcome = settled(config.state_dir, collection)
+        else:
+            outcome = sync_collection(config.state_dir, collection, clock, timeout, synced)
         if outcome is None:
             continue
         if not outcome.ok and not outcome.revision:
@@ -79,8 +92,34 @@ def sync_sources(
                 "credential helpers, never from docbot.yml)"
             )
         outcomes.append(outcome)
-    _remove_unused_checkouts(config.state_dir, frozenset(synced))
+    if only is None:
+        _remove_unused_checkouts(config.state_dir, frozenset(synced))
     return tuple(outcomes)
+
+
+def settled(state_dir: Path, collection: CollectionConfig) -> SyncOutcome | None:
+    """What a remote collection holds on disk now, without asking the remote (None for a
+    local folder): its revision, and the last sync's time and error from sync.json."""
+    if collection.site is not None:
+        home = site_home(state_dir, collection.site)
+        revision = snapshot_revision(read_page_map(home))
+        source = f"site {collection.site}"
+    elif collection.git is not None:
+        home = git_checkout(state_dir, collection.git, collection.branch)
+        revision = head_commit(home / "repo", GIT_TIMEOUT_SECONDS)
+        source = f"git {collection.git}"
+    else:
+        return None
+    state = _read_state(home)
+    return SyncOutcome(
+        collection.name,
+        source,
+        revision,
+        revision,
+        str(state.get("last_success", "")),
+        str(state.get("error", "")),
+        str(state.get("failing_since", "")),
+    )
 
 
 def sync_collection(

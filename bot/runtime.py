@@ -13,6 +13,7 @@ from grounding.evidence import PackPolicy
 from grounding.gate import NearnessGate, fitted_thresholds, setup_key
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
+from grounding.generators.response_formats import PROCESS_MEMORY, FormatMemory
 from grounding.generators.structured import ModelBacked
 from grounding.pipeline import AnswerPipeline
 from grounding.rewrite import ModelRewriter, QueryRewriter
@@ -23,8 +24,12 @@ from retrieval.links import url_resolver
 from retrieval.tokens import TiktokenCounter
 
 
-def make_generator(answer: AnswerConfig, settings: Settings) -> Generator:
-    """`auto` picks OpenAI when a key is set, else the offline extractive generator."""
+def make_generator(
+    answer: AnswerConfig, settings: Settings, memory: FormatMemory = PROCESS_MEMORY
+) -> Generator:
+    """`auto` picks OpenAI when a key is set, else the offline extractive generator. `memory`
+    is what was found about model servers' response formats: the process's own, so a reload of
+    docbot.yml does not detect a server again (tests pass a fresh one)."""
     api_key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
     if answer.generator == "extractive" or (answer.generator == "auto" and not api_key):
         return ExtractiveGenerator()
@@ -35,14 +40,13 @@ def make_generator(answer: AnswerConfig, settings: Settings) -> Generator:
         )
     # Imported here so that the offline path never loads the openai package.
     from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
-    from grounding.generators.response_formats import PROCESS_MEMORY
 
     return OpenAIGenerator(
         make_openai_client(api_key, settings.openai_base_url),
         answer.model,
         api=answer.api,
         response_format=answer.response_format,
-        memory=PROCESS_MEMORY,  # a reload of docbot.yml does not detect the server again
+        memory=memory,
         reasoning_effort=answer.reasoning_effort,
         timeout_seconds=answer.timeout_seconds,
         max_retries=answer.max_retries,

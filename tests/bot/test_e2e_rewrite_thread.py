@@ -16,6 +16,7 @@ from bot.app import Answerer
 from bot.runtime import make_generator, make_pipeline
 from bot.settings import Settings
 from bot.store import SQLiteAnswerStore
+from grounding.generators.response_formats import FormatMemory
 from retrieval.config import Config
 from retrieval.index import Index
 from tests.bot.conftest import TEAM
@@ -49,7 +50,7 @@ def test_app_thread_follow_up_is_rewritten_with_the_earlier_question(
             settings = Settings(
                 openai_api_key=SecretStr("sk-test"), openai_base_url=server.base_url
             )
-            generator = make_generator(config.answer, settings)
+            generator = make_generator(config.answer, settings, FormatMemory())
             pipeline = make_pipeline(config, Index.load(config), generator)
             async with (
                 fake_slack() as slack,

@@ -51,8 +51,9 @@ class Metrics:
             ["reason"], registry=r,
         )  # fmt: skip
         self.deliveries_dropped = Counter(
-            "docbot_deliveries_dropped", "Question deliveries not answered again: done (already "
-            "answered), busy (another run holds it), posted (a stopped run's reply was found)",
+            "docbot_deliveries_dropped", "Question deliveries not answered (again): done (already "
+            "answered), busy (another run holds it), posted (a stopped run's reply was found), "
+            "deferred (refused while the store is unreachable, for Slack to deliver again)",
             ["reason"], registry=r,
         )  # fmt: skip
         self.feedback_marks = Counter(

@@ -13,7 +13,7 @@ from bot.app import Answerer
 from bot.health import Readiness
 from bot.live import Reload
 from bot.serve import run_serve
-from bot.store import SQLiteAnswerStore
+from bot.store import PostgresAnswerStore, SQLiteAnswerStore
 from retrieval.config import Config, load_config
 from retrieval.errors import IndexNotBuiltError
 from tests.bot.conftest import write_config
@@ -29,6 +29,7 @@ from tests.bot.harness import (
     settings_for,
     with_channels,
 )
+from tests.postgres_server import PostgresServer
 
 
 async def probe(session: aiohttp.ClientSession, url: str) -> tuple[int, str]:
@@ -131,3 +132,32 @@ def test_readyz_says_503_while_serve_drains_and_the_answer_still_posts(
                 assert not listening(port)
 
     asyncio.run(main())
+
+
+def test_readyz_follows_a_real_postgresql_server_down_and_up(
+    indexed: tuple[Config, Answerer], private_postgres: PostgresServer
+) -> None:
+    """The store's reachability is asked of the server itself: stopped, 503 naming the store;
+    started again (same port), ready, with no restart of docbot."""
+    config, answerer = indexed
+    store = PostgresAnswerStore(private_postgres.create_database("ready"), timeout_seconds=2)
+
+    async def main() -> list[tuple[int, str]]:
+        async with (
+            fake_slack() as slack,
+            running_app(with_channels(slack), config, answerer, store,
+                        readiness=Readiness()) as app,
+        ):  # fmt: skip
+            seen = [await probe(app.session, base(app) + "/readyz")]
+            await asyncio.to_thread(private_postgres.stop)
+            seen.append(await probe(app.session, base(app) + "/readyz"))
+            await asyncio.to_thread(private_postgres.start)
+            seen.append(await probe(app.session, base(app) + "/readyz"))
+            return seen
+
+    try:
+        up, down, back = asyncio.run(main())
+    finally:
+        store.close()
+    assert up == (200, "ready\n") and back == (200, "ready\n")
+    assert down[0] == 503 and "the answer store does not answer (StoreUnavailable)" in down[1]

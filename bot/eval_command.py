@@ -100,12 +100,15 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     pipeline = make_pipeline(config, index, generator)
     results = asyncio.run(run_questions(pipeline, questions, scope))
     measured = figures(results)
-    _print_figures(str(args.questions), scope, measured, out)
-    _print_failures(failures(results), out)
     if args.html is not None:
+        # Written before anything is printed: `docbot eval ... | head` closes stdout early, and
+        # the run's report must not be lost with it.
         chunks = {chunk.chunk_id: chunk for chunk in index.chunks(scope)}
         page = render_report(str(args.questions), describe_scope(scope), measured, results, chunks)
         _write(args.html, page)
+    _print_figures(str(args.questions), scope, measured, out)
+    _print_failures(failures(results), out)
+    if args.html is not None:
         print(f"report: {args.html}", file=out)
     if measured.errors == len(results):
         # Every answer failed (the model server is down, a bad key): nothing was measured.

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -167,3 +170,20 @@ def test_eval_html_is_one_escaped_page(
     assert "<svg" in page and "answered right" in page
     # The failure is listed with the passages it was answered from.
     assert "Evidence: " in page and "deployctl rollback --to PREVIOUS" in page
+
+
+def test_eval_html_is_written_when_the_reader_of_stdout_leaves_early(
+    config: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.html"
+    argv = [sys.executable, "-m", "bot.cli", "eval", str(_set(tmp_path, ROLLBACK, UNCOVERED))]
+    argv += ["--config", str(config), "--html", str(report)]
+    # `docbot eval ... | head -1`: stdout is a pipe whose reader is already gone.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(argv, stdout=write_end, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -22,8 +22,9 @@ from bot.leases import Lease
 from bot.live import Live, ask
 from bot.render import Message, render_answer, render_error, render_help, render_input_error
 from bot.render.commands import shareable
+from bot.render.feedback import thread_reason_failed, thread_reason_saved
 from bot.render.live import stream_tail
-from bot.replies import Unknown, cosmetic_client, plain_message, post, posted_reply
+from bot.replies import Unknown, cosmetic_client, post, posted_reply
 from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.streaming import LiveReply
 from bot.working import Working
@@ -292,11 +293,11 @@ async def record_reason(
         await asyncio.to_thread(
             deps.store.add_reason, answer_id, turn.user, turn.text, deps.now().isoformat()
         )
-        reply = "Thanks, I saved that with the report on my answer."
+        reply = thread_reason_saved()
     except Exception:
         log.exception("storing the reason for answer %s failed", answer_id)
-        reply = "Sorry, I could not save that with the report; please tell the docbot admins."
-    await _reply(deps, client, turn, lease, plain_message(reply))
+        reply = thread_reason_failed()
+    await _reply(deps, client, turn, lease, reply)
     return True
 
 

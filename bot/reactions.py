@@ -10,10 +10,12 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
+from bot.escalation import involved_collections, owners_of
 from bot.events import Reaction
 from bot.leases import Lease
+from bot.render.feedback import thanks_for_wrong
+from bot.replies import tell
 from bot.store import AnswerRecord, EventKey, StoreUnavailable
-from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
@@ -79,7 +81,7 @@ async def _add_feedback(
     # Thank (and invite a reason from) each person once, on their first wrong-mark.
     if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) > before:
         await asyncio.to_thread(store.invite_reason, answer_id, user)
-        await _thank_for_wrong(client, record, user, bot_user_id)
+        await _thank_for_wrong(deps, client, record, user, bot_user_id)
 
 
 async def _retract_feedback(
@@ -92,20 +94,13 @@ async def _retract_feedback(
 
 
 async def _thank_for_wrong(
-    client: AsyncWebClient, record: AnswerRecord, user: str, bot_user_id: str | None
-) -> None:
-    me = f"<@{bot_user_id}>" if bot_user_id else "docbot"
-    text = (
-        "Thanks for flagging this answer as wrong; it has been logged for the docbot admins. "
-        f"If you can, reply in this thread mentioning {me} with what was wrong or what the "
-        "right answer is: your next reply there is saved with the report."
-    )
-    try:
-        await client.chat_postEphemeral(
-            channel=record.channel, user=user, thread_ts=record.thread_ts, text=text
-        )
-    except SLACK_CALL_ERRORS as exc:
-        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))
+    deps: ListenerDeps, client: AsyncWebClient, record: AnswerRecord, user: str,
+    bot_user_id: str | None,
+) -> None:  # fmt: skip
+    config = (await deps.runtime.current()).config
+    owned = owners_of(config, involved_collections(record.answer))
+    thanks = thanks_for_wrong(bot_user_id, record.reply_ts if owned else None)
+    await tell(client, record.channel, record.thread_ts, user, thanks)
 
 
 def _feedback_kind(config: Config, emoji: str) -> str | None:

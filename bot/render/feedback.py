@@ -133,3 +133,25 @@ def not_my_answer() -> Message:
 def feedback_failed() -> Message:
     text = "Sorry, I could not save your feedback; please try again, or tell the docbot admins."
     return Message(text=text, blocks=(section(text),))
+
+
+def thanks_for_wrong(bot_user_id: str | None, escalate: str | None = None) -> Message:
+    """The private thanks after a wrong-mark reaction, inviting the reason as a thread reply;
+    with `escalate` (the answer's ts), a "Still need help?" button."""
+    me = f"<@{bot_user_id}>" if bot_user_id else "docbot"
+    text = (
+        "Thanks for flagging this answer as wrong; it has been logged for the docbot admins. "
+        f"If you can, reply in this thread mentioning {me} with what was wrong or what the "
+        "right answer is: your next reply there is saved with the report."
+    )
+    return _offering(text, escalate)
+
+
+def thread_reason_saved() -> Message:
+    text = "Thanks, I saved that with the report on my answer."
+    return Message(text=text, blocks=(section(text),))
+
+
+def thread_reason_failed() -> Message:
+    text = "Sorry, I could not save that with the report; please tell the docbot admins."
+    return Message(text=text, blocks=(section(text),))

@@ -19,7 +19,7 @@ from tests.bot import payloads
 from tests.bot.conftest import PAYMENTS_CHANNEL, TEAM
 from tests.bot.e2e import ask, posted_ts, run, until
 from tests.bot.fake_slack import Call, FakeSlack
-from tests.bot.harness import ASKER, GENERAL, RunningApp
+from tests.bot.harness import ASKER, GENERAL, RunningApp, reaction
 
 OWNERS = {"handbook": ("<!subteam^S0DOCS>", "U0OWNER"), "payments": ("U0PAYOWNER",)}
 UNANSWERABLE = "what is the airspeed of an unladen swallow <!channel>? R&amp;D &lt;!here&gt;"
@@ -141,5 +141,23 @@ def test_app_thumbs_down_offers_escalation_to_the_cited_collections_owners(
         await until(lambda: len(_notes(slack)) == 1)
         text = _notes(slack)[0].params["text"]
         assert "<@U0OWNER>" in text and "U0PAYOWNER" not in text  # cited: handbook only
+
+    run(_with_owners(config), answerer, store, scenario)
+
+
+def test_app_wrong_reaction_thanks_offer_escalation_when_the_docs_have_owners(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "32.000100"))
+        reply_ts = posted_ts((await slack.wait_for("chat.postMessage"))[0])
+        await until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
+        await app.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="EvX32"))
+        (thanks,) = await slack.wait_for("chat.postEphemeral")
+        assert "Thanks for flagging this answer as wrong" in thanks.params["text"]
+        button = thanks.params["blocks"][-1]["elements"][0]
+        assert (button["action_id"], button["value"]) == (ESCALATE_ACTION, reply_ts)
 
     run(_with_owners(config), answerer, store, scenario)

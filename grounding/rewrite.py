@@ -62,7 +62,6 @@ class SearchQueries(BaseModel):
 class Rewrite:
     queries: tuple[str, ...] = ()  # the extra searches; () when skipped or failed
     usage: Usage = Usage()
-    skipped: str = ""  # why there are none: off | not_needed | failed:<kind>
 
 
 class QueryRewriter(Protocol):
@@ -155,14 +154,12 @@ async def rewrite_or_not(
     log: logging.Logger,
 ) -> Rewrite:
     """The rewrite for this question, or none: never raises (the answer goes on without it)."""
-    if rewriter is None:
-        return Rewrite(skipped="off")
-    if not rewriter.wanted(question, context):
-        return Rewrite(skipped="not_needed")
+    if rewriter is None or not rewriter.wanted(question, context):
+        return Rewrite()
     try:
         return await rewriter.rewrite(question, context, deadline)
     except GenerationError as exc:
         log.warning(
             "query rewrite failed kind=%s; searching with the question alone: %s", exc.kind, exc
         )
-        return Rewrite(skipped=f"failed:{exc.kind}")
+        return Rewrite()

@@ -20,7 +20,8 @@ from bot.escalation import involved_collections, owners_of
 from bot.events import Turn
 from bot.leases import Lease
 from bot.live import Live, ask
-from bot.render import Message, render_answer, render_error, render_help, render_input_error
+from bot.render import Message, render_answer, render_help, render_input_error
+from bot.render.answers import render_internal_error, render_too_long
 from bot.render.commands import shareable
 from bot.render.feedback import thread_reason_failed, thread_reason_saved
 from bot.render.live import stream_tail
@@ -35,10 +36,6 @@ from retrieval.query import MAX_QUESTION_CHARS, check_question
 from retrieval.scopes import ConversationKind, Scope
 
 log = logging.getLogger("docbot.slack")
-
-INTERNAL_ERROR = (
-    "something went wrong on my side while answering (it has been logged for the docbot admins)"
-)
 
 
 async def claim_before_ack(deps: ListenerDeps, turn: Turn) -> Claim | None:
@@ -85,7 +82,7 @@ async def handle_turn(
         # back, unless the reply is already out; the traceback is logged.
         log.exception("handling event %s in %s failed", turn.event_id, turn.channel)
         if lease is None or not lease.posting:
-            await post(client, turn, render_error(INTERNAL_ERROR))
+            await post(client, turn, render_internal_error())
 
 
 async def claim_turn(
@@ -230,12 +227,8 @@ async def _answer(
 ) -> tuple[Message, Answer | None]:
     if len(turn.text) > MAX_QUESTION_CHARS:
         # check_question's own words are for the command line; in Slack, say what to change.
-        too_long = (
-            f"That question is {len(turn.text):,} characters long; I can take up to "
-            f"{MAX_QUESTION_CHARS:,}. Ask about one thing, or quote only the relevant part."
-        )
         deps.metrics.not_answered("input_error")
-        return render_input_error(too_long), None
+        return render_too_long(len(turn.text), MAX_QUESTION_CHARS), None
     try:
         question = check_question(turn.text)
     except InputError as exc:
@@ -258,7 +251,7 @@ async def _answer(
         # The edge catches broadly so the asker always hears back; the traceback is logged.
         log.exception("answering event %s in %s failed", turn.event_id, turn.channel)
         deps.metrics.not_answered("error")
-        return render_error(INTERNAL_ERROR), None
+        return render_internal_error(), None
 
 
 async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | None) -> None:

@@ -124,6 +124,21 @@ def render_error(message: str) -> Message:
     return Message(text=plain(text), blocks=(section(text),))
 
 
+def render_internal_error() -> Message:
+    """Answering failed on docbot's side (the traceback is in the log)."""
+    return render_error(
+        "something went wrong on my side while answering (it has been logged for the docbot admins)"
+    )
+
+
+def render_too_long(length: int, limit: int) -> Message:
+    """A question over the length docbot takes: say by how much, and what to change."""
+    return render_input_error(
+        f"That question is {length:,} characters long; I can take up to {limit:,}. Ask about "
+        "one thing, or quote only the relevant part."
+    )
+
+
 def render_input_error(message: str) -> Message:
     """A reply for a question docbot will not take as asked (e.g. too long): `message` says what
     to change. Nothing failed, so no "try again" and no admins."""

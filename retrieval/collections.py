@@ -31,6 +31,10 @@ class FileRecord:
     note: str
     chunks: tuple[Chunk, ...]
 
+    def __reduce__(self) -> tuple[type[FileRecord], tuple[object, ...]]:
+        # As Chunk.__reduce__: constructor arguments, fast to unpickle.
+        return FileRecord, tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
 
 @dataclass(frozen=True, slots=True)
 class CollectionSnapshot:

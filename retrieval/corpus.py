@@ -7,6 +7,7 @@ set's chunks in `set_chunks` order, so a position means the same chunk to both.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from retrieval.chunks import Chunk
@@ -26,8 +27,13 @@ def collection_sets(config: Config) -> tuple[tuple[str, ...], ...]:
 
 def index_text(chunk: Chunk) -> str:
     """What search sees of a chunk: its file's path (no suffix), its headings and its text."""
-    path = str(PurePosixPath(chunk.path).with_suffix(""))
-    return "\n".join((path, " / ".join(chunk.heading_path), chunk.text))
+    return "\n".join((_searched_path(chunk.path), " / ".join(chunk.heading_path), chunk.text))
+
+
+@lru_cache(maxsize=8192)
+def _searched_path(path: str) -> str:
+    """The path without its suffix; cached, since a file's chunks all ask (pathlib is slow)."""
+    return str(PurePosixPath(path).with_suffix(""))
 
 
 def set_chunks(

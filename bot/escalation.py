@@ -8,8 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -28,6 +27,7 @@ from bot.render.feedback import not_my_answer
 from bot.replies import tell
 from bot.store import AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from grounding.answer import Answer
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
@@ -47,14 +47,9 @@ def owners_of(config: Config, collections: Sequence[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def involved_collections(answer: Mapping[str, Any]) -> tuple[str, ...]:
+def involved_collections(answer: Answer) -> tuple[str, ...]:
     """The collections an answer cited, else (a not-found) the ones it searched."""
-    cited = [s.get("collection") for s in answer.get("sources") or () if isinstance(s, Mapping)]
-    names = [str(name) for name in cited if isinstance(name, str)]
-    if not names:
-        scope = answer.get("scope")
-        searched = scope.get("collections") if isinstance(scope, Mapping) else None
-        names = [str(name) for name in searched or () if isinstance(name, str)]
+    names = [source.collection for source in answer.sources] or list(answer.scope.collections)
     return tuple(dict.fromkeys(names))
 
 

@@ -70,9 +70,9 @@ def entry_dict(entry: FeedbackEntry) -> dict[str, Any]:
         "asker": record.asker,
         "asked_at": record.created,
         "question": record.question,
-        "status": record.answer.get("status", ""),
-        "generator": record.answer.get("generator", ""),
-        "claims": list(record.answer.get("claims", [])),
+        "status": record.answer.status.value,
+        "generator": record.answer.generator,
+        "claims": record.answer.to_dict()["claims"],
         "sources": _sources(entry),
         "reasons": [_reason_dict(r) for r in entry.reasons],
     }
@@ -82,7 +82,9 @@ def _json_report(entries: Sequence[FeedbackEntry]) -> dict[str, Any]:
     # The whole stored answer rides along under "answer": finding out why an answer was wrong
     # needs what was retrieved, omitted and dropped (docs/feedback.md), not only the claims.
     return {
-        "entries": [entry_dict(entry) | {"answer": entry.record.answer} for entry in entries],
+        "entries": [
+            entry_dict(entry) | {"answer": entry.record.answer.to_dict()} for entry in entries
+        ],
         "most_cited_in_wrong": [
             {"source": source, "wrong_answers": count}
             for source, count in most_cited_in_wrong(entries)
@@ -145,8 +147,8 @@ def _entry_text(entry: FeedbackEntry) -> str:
 
 
 def _sources(entry: FeedbackEntry) -> list[dict[str, Any]]:
-    sources = entry.record.answer.get("sources", [])
-    return [s for s in sources if isinstance(s, dict)] if isinstance(sources, list) else []
+    sources: list[dict[str, Any]] = entry.record.answer.to_dict()["sources"]
+    return sources
 
 
 def _source_file(source: dict[str, Any]) -> str:

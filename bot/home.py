@@ -46,7 +46,7 @@ async def handle_home_opened(
 
 
 def _recent(record: AnswerRecord) -> RecentQuestion:
-    status = str(record.answer.get("status", ""))
+    status = record.answer.status.value
     if record.reply_ts.startswith(UNPOSTED):
         status = "unposted"
     return RecentQuestion(record.question, record.channel, status, record.created)

@@ -245,7 +245,7 @@ async def _answer(
         started = time.perf_counter()
         answer = await ask(live.answerer, question, scope, context, turn.user, report)
         deps.metrics.answered(answer, time.perf_counter() - started)
-        owners = owners_of(live.config, involved_collections(answer.to_dict()))
+        owners = owners_of(live.config, involved_collections(answer))
         return render_answer(answer, live.config.feedback, escalate=bool(owners)), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.
@@ -262,7 +262,7 @@ async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | 
     record = AnswerRecord(
         team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply,
         question_ts=turn.ts, asker=turn.user, question=answer.question,
-        answer=answer.to_dict(), created=deps.now().isoformat(),
+        answer=answer, created=deps.now().isoformat(),
     )  # fmt: skip
     try:
         await asyncio.to_thread(deps.store.save_answer, record)

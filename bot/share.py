@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
-from dataclasses import fields
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
@@ -22,45 +18,8 @@ from bot.render.commands import already_shared, share_failed, shared
 from bot.replies import tell
 from bot.store import AnswerRecord, EventKey
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
-from grounding.answer import Answer, AnswerStatus, Claim, Source
-from retrieval.scopes import ConversationKind, Scope
 
 log = logging.getLogger("docbot.slack")
-
-
-class _Stored(BaseModel):
-    """The slice of a stored answer (Answer.to_dict) that its reply is rendered from."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    status: AnswerStatus
-    question: str
-    scope: dict[str, Any]
-    claims: tuple[dict[str, Any], ...] = ()
-    sources: tuple[dict[str, Any], ...] = ()
-    message: str = ""
-
-
-def stored_answer(data: Mapping[str, Any]) -> Answer | None:
-    """The Answer a stored record renders as (None when the record is not one)."""
-    try:
-        stored = _Stored.model_validate(data)
-        scope = stored.scope
-        claims = tuple(
-            Claim(str(c["text"]), tuple(int(n) for n in c["citations"]),
-                  tuple(str(q) for q in c.get("quotes", ())))
-            for c in stored.claims
-        )  # fmt: skip
-        names = [f.name for f in fields(Source)]
-        sources = tuple(Source(**{name: s[name] for name in names}) for s in stored.sources)
-        return Answer(
-            status=stored.status, question=stored.question,
-            scope=Scope(str(scope["team"]), str(scope["channel"]),
-                        ConversationKind(scope["kind"]), tuple(scope["collections"])),
-            claims=claims, sources=sources, message=stored.message,
-        )  # fmt: skip
-    except (ValidationError, KeyError, TypeError, ValueError):
-        return None
 
 
 async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
@@ -68,8 +27,7 @@ async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: Button
     record = await asyncio.to_thread(
         deps.store.find_answer, press.team, press.channel, press.message_ts
     )
-    answer = stored_answer(record.answer) if record is not None else None
-    if record is None or answer is None or record.asker != press.user:
+    if record is None or record.asker != press.user:
         return  # only the asker sees a private answer, so only they can press its button
     key = EventKey(f"share:{record.team}:{record.channel}:{record.reply_ts}")
     claim = await asyncio.to_thread(deps.store.claim, key, deps.owner)
@@ -78,7 +36,7 @@ async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: Button
         return
     async with Lease(deps.store, key, deps.owner, claim, deps.renew_every) as lease:
         owners = owners_of(live.config, involved_collections(record.answer))
-        message = shared(render_answer(answer, live.config.feedback, escalate=bool(owners)),
+        message = shared(render_answer(record.answer, live.config.feedback, escalate=bool(owners)),
                          record.asker)  # fmt: skip
         try:
             response = await client.chat_postMessage(channel=record.channel,

@@ -6,10 +6,13 @@ pass one shared test suite (tests/bot/store/). The Slack app depends on `AnswerS
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol
 
+from grounding.answer import Answer
+from grounding.answer_json import answer_from_dict
 from retrieval.errors import DocbotError
 
 FEEDBACK_KINDS = ("wrong", "helpful")
@@ -144,9 +147,25 @@ class AnswerRecord:
     question_ts: str  # the message that asked
     asker: str
     question: str
-    answer: dict[str, Any]  # Answer.to_dict()
+    answer: Answer  # stored as its answer object (Answer.to_dict), read back as an Answer
     created: str  # ISO 8601
     id: int | None = None
+
+
+def answer_json(answer: Answer) -> str:
+    """How both backends store an answer: design.md's answer object, as JSON text."""
+    return json.dumps(answer.to_dict(), ensure_ascii=False, sort_keys=True)
+
+
+def read_answer(text: str, where: str) -> Answer:
+    """A stored answer read back; a StoreError naming `where` when it is not one."""
+    try:
+        return answer_from_dict(json.loads(text))
+    except ValueError as exc:  # not JSON, or not an answer object
+        raise StoreError(
+            f"{where}: a stored answer cannot be read ({exc}). The store is damaged or was "
+            "written by something other than docbot."
+        ) from None
 
 
 class AnswerLog(Protocol):

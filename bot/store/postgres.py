@@ -7,7 +7,6 @@ postgres_ledger.py's; the schema postgres_schema.py's. Every method is one trans
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +29,7 @@ from bot.store.contract import (
     FeedbackEntry,
     Resumable,
     StoreError,
+    answer_json,
 )
 from bot.store.postgres_engine import Database, database_url
 from bot.store.postgres_schema import next_step
@@ -106,8 +106,8 @@ class PostgresAnswerStore:
             "team": record.team, "channel": record.channel, "thread_ts": record.thread_ts,
             "reply_ts": record.reply_ts, "question_ts": record.question_ts,
             "asker": record.asker, "question": record.question,
-            "status": str(answer.get("status", "")), "generator": str(answer.get("generator", "")),
-            "answer": json.dumps(answer, ensure_ascii=False, sort_keys=True),
+            "status": answer.status.value, "generator": answer.generator,
+            "answer": answer_json(answer),
             "created": record.created,
         }  # fmt: skip
         statement = sql(
@@ -134,7 +134,7 @@ class PostgresAnswerStore:
             "WHERE team = :team AND channel = :channel AND reply_ts = :reply_ts",
             {"team": team, "channel": channel, "reply_ts": reply_ts},
         )
-        return None if row is None else feedback.record(row)
+        return None if row is None else feedback.record(row, self.where)
 
     def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
         row = self._first(
@@ -143,7 +143,7 @@ class PostgresAnswerStore:
             {"team": team, "channel": channel, "question_ts": question_ts,
              "unposted": f"{UNPOSTED}%"},
         )  # fmt: skip
-        return None if row is None else feedback.record(row)
+        return None if row is None else feedback.record(row, self.where)
 
     def recent_answers(self, team: str, asker: str, limit: int) -> tuple[AnswerRecord, ...]:
         rows = self._all(
@@ -151,7 +151,7 @@ class PostgresAnswerStore:
             "ORDER BY id DESC LIMIT :limit",
             {"team": team, "asker": asker, "limit": limit},
         )
-        return tuple(feedback.record(row) for row in rows)
+        return tuple(feedback.record(row, self.where) for row in rows)
 
     def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
         rows = self._all(
@@ -246,7 +246,7 @@ class PostgresAnswerStore:
 
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
         """Every recorded mark joined with its answer and reasons, oldest first."""
-        return self._db.run(lambda c: feedback.entries(c, wrong_only))
+        return self._db.run(lambda c: feedback.entries(c, wrong_only, self.where))
 
     def ping(self) -> None:
         self._first("SELECT 1", {})

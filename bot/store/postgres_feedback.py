@@ -5,7 +5,6 @@ transaction; `where` names the database in errors.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlalchemy import text as sql
@@ -20,6 +19,7 @@ from bot.store.contract import (
     FeedbackEntry,
     FeedbackReason,
     StoreError,
+    read_answer,
 )
 
 ANSWER_COLUMNS = (
@@ -33,12 +33,12 @@ def check_kind(kind: str) -> None:
         raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
 
 
-def record(row: tuple[Any, ...]) -> AnswerRecord:
+def record(row: tuple[Any, ...], where: str) -> AnswerRecord:
     """An answers row, selected as ANSWER_COLUMNS."""
     return AnswerRecord(
         id=int(row[0]), team=row[1], channel=row[2], thread_ts=row[3], reply_ts=row[4],
-        question_ts=row[5], asker=row[6], question=row[7], answer=json.loads(row[8]),
-        created=row[9],
+        question_ts=row[5], asker=row[6], question=row[7],
+        answer=read_answer(row[8], f"{where}, answer {row[0]}"), created=row[9],
     )  # fmt: skip
 
 
@@ -147,7 +147,7 @@ async def withdraw_invitation(conn: AsyncConnection, answer_id: int, user: str) 
     )
 
 
-async def entries(conn: AsyncConnection, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
+async def entries(conn: AsyncConnection, wrong_only: bool, where: str) -> tuple[FeedbackEntry, ...]:
     """Every mark joined with its answer and the reasons of its author, oldest first."""
     where = "WHERE f.kind = 'wrong'" if wrong_only else ""
     columns = ", ".join(f"a.{column}" for column in ANSWER_COLUMNS)
@@ -166,7 +166,7 @@ async def entries(conn: AsyncConnection, wrong_only: bool) -> tuple[FeedbackEntr
     return tuple(
         FeedbackEntry(
             answer_id=row[5], kind=row[0], emoji=row[1], user=row[2], at=row[3],
-            record=record(tuple(row[5:])), reasons=tuple(grouped.get((row[5], row[2]), ())),
+            record=record(tuple(row[5:]), where), reasons=tuple(grouped.get((row[5], row[2]), ())),
             source=row[4],
         )
         for row in rows

@@ -6,7 +6,6 @@ is an IMMEDIATE transaction).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -33,6 +32,8 @@ from bot.store.contract import (
     FeedbackReason,
     Resumable,
     StoreError,
+    answer_json,
+    read_answer,
 )
 from bot.store.sqlite_schema import migrate
 
@@ -116,8 +117,8 @@ class SQLiteAnswerStore:
                     (
                         record.team, record.channel, record.thread_ts, record.reply_ts,
                         record.question_ts, record.asker, record.question,
-                        str(answer.get("status", "")), str(answer.get("generator", "")),
-                        json.dumps(answer, ensure_ascii=False, sort_keys=True), record.created,
+                        answer.status.value, answer.generator, answer_json(answer),
+                        record.created,
                     ),
                 )  # fmt: skip
             except sqlite3.IntegrityError:
@@ -135,7 +136,7 @@ class SQLiteAnswerStore:
                 "WHERE team = ? AND channel = ? AND reply_ts = ?",
                 (team, channel, reply_ts),
             ).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else _record(row, self._path)
 
     def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
         with self._read() as conn:
@@ -145,7 +146,7 @@ class SQLiteAnswerStore:
                 "ORDER BY id LIMIT 1",
                 (team, channel, question_ts, f"{UNPOSTED}%"),
             ).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else _record(row, self._path)
 
     def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
         with self._read() as conn:
@@ -163,7 +164,7 @@ class SQLiteAnswerStore:
                 "ORDER BY id DESC LIMIT ?",
                 (team, asker, limit),
             ).fetchall()
-        return tuple(_record(row) for row in rows)
+        return tuple(_record(row, self._path) for row in rows)
 
     # --- feedback ------------------------------------------------------------------------
 
@@ -294,7 +295,7 @@ class SQLiteAnswerStore:
         return tuple(
             FeedbackEntry(
                 answer_id=row[5], kind=row[0], emoji=row[1], user=row[2], at=row[3],
-                record=_record(row[5:]), reasons=reasons.get((row[5], row[2]), ()),
+                record=_record(row[5:], self._path), reasons=reasons.get((row[5], row[2]), ()),
                 source=row[4],
             )
             for row in rows
@@ -371,11 +372,11 @@ class SQLiteAnswerStore:
             raise StoreError(f"{self._path}: no answer with id {answer_id} is stored.")
 
 
-def _record(row: tuple[Any, ...]) -> AnswerRecord:
+def _record(row: tuple[Any, ...], path: Path) -> AnswerRecord:
     return AnswerRecord(
         id=row[0], team=row[1], channel=row[2], thread_ts=row[3], reply_ts=row[4],
-        question_ts=row[5], asker=row[6], question=row[7], answer=json.loads(row[8]),
-        created=row[9],
+        question_ts=row[5], asker=row[6], question=row[7],
+        answer=read_answer(row[8], f"{path}, answer {row[0]}"), created=row[9],
     )  # fmt: skip
 
 

@@ -120,7 +120,7 @@ def test_app_openai_failure_gets_an_error_reply(
             assert openai_server.bodies("responses")  # the model was really asked
         assert ":warning:" in reply_text(post)
         (record,) = [store.find_answer(TEAM, GENERAL, posted_ts(post))]
-        assert record is not None and record.answer["status"] == "error"
+        assert record is not None and record.answer.status == "error"
 
     asyncio.run(main())
 
@@ -151,8 +151,8 @@ def test_app_openai_auth_failure_reply_carries_no_key_or_admin_advice(
             assert leak not in sent and leak not in reply_text(post), leak
         assert ":warning:" in reply_text(post) and "try again" in reply_text(post).lower()
         record = store.find_answer(TEAM, GENERAL, posted_ts(post))
-        assert record is not None and record.answer["status"] == "error"
-        assert "401" in record.answer["error_detail"]  # the admins keep the detail
+        assert record is not None and record.answer.status == "error"
+        assert "401" in record.answer.error_detail  # the admins keep the detail
 
     asyncio.run(main())
 

@@ -55,8 +55,8 @@ def test_app_mention_gets_one_threaded_reply_with_sources(
                         ("reactions.remove", "1.000100", "eyes")]  # fmt: skip
         record = store.find_answer(TEAM, GENERAL, posted_ts(post))
         assert record is not None and record.asker == ASKER
-        assert record.answer["status"] == "answered"
-        assert record.answer["sources"][0]["path"] == "deploy/rollback.md"
+        assert record.answer.status == "answered"
+        assert record.answer.sources[0].path == "deploy/rollback.md"
 
     run(config, answerer, store, scenario)
 

@@ -71,8 +71,8 @@ def test_app_model_key_echoed_by_the_server_stays_out_of_log_store_and_slack(
         record = store.find_answer(TEAM, GENERAL, reply_ts)
     finally:
         store.close()
-    assert record is not None and record.answer["status"] == "error"
-    assert "HTTP 401" in record.answer["error_detail"]
+    assert record is not None and record.answer.status == "error"
+    assert "HTTP 401" in record.answer.error_detail
     assert SECRET_PART not in str(record.answer)
     for path in tmp_path.iterdir():  # the database and any journal it left, byte for byte
         assert SECRET_PART.encode() not in path.read_bytes(), path.name
@@ -113,8 +113,8 @@ def test_app_hanging_model_gets_one_error_reply_at_the_deadline(
             assert len(server.requests) == 1  # the hang was not retried
         assert "took too long" in reply_text(post)
         record = store.find_answer(TEAM, GENERAL, posted_ts(post))
-        assert record is not None and record.answer["status"] == "error"
-        assert "answer.deadline_seconds: 20 s" in record.answer["error_detail"]
+        assert record is not None and record.answer.status == "error"
+        assert "answer.deadline_seconds: 20 s" in record.answer.error_detail
 
     asyncio.run(main())
 
@@ -155,8 +155,8 @@ def test_app_garbage_from_the_model_is_one_error_reply_and_the_app_goes_on(
             assert len(server.requests) == 2
         assert "could not produce a valid answer" in reply_text(first)
         broken, good = (store.find_answer(TEAM, GENERAL, posted_ts(p)) for p in (first, second))
-        assert broken is not None and broken.answer["status"] == "error"
-        assert "the body is not JSON" in broken.answer["error_detail"]
-        assert good is not None and good.answer["status"] == "answered"
+        assert broken is not None and broken.answer.status == "error"
+        assert "the body is not JSON" in broken.answer.error_detail
+        assert good is not None and good.answer.status == "answered"
 
     asyncio.run(main())

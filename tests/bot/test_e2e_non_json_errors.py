@@ -85,7 +85,7 @@ def test_app_html_500_on_chat_post_message_keeps_the_stored_answer(
             await _finished(in_flight)
             assert slack.posted() == []
             record = store.find_answer(TEAM, GENERAL, "unposted:82.000100")
-            assert record is not None and record.answer["status"] == "answered"
+            assert record is not None and record.answer.status == "answered"
 
     asyncio.run(main())
 

@@ -63,8 +63,8 @@ def test_app_thread_follow_up_is_rewritten_with_the_earlier_question(
                 await until(lambda: store.find_answer(TEAM, GENERAL, posted_ts(second)) is not None)
                 record = store.find_answer(TEAM, GENERAL, posted_ts(second))
                 assert record is not None
-                assert record.answer["question"] == FOLLOW_UP
-                assert record.answer["timings_ms"]["rewrite"] > 0
+                assert record.answer.question == FOLLOW_UP
+                assert record.answer.timings_ms["rewrite"] > 0
             return server
 
     server = asyncio.run(main())

@@ -99,6 +99,6 @@ def test_app_failed_post_is_logged_and_the_answer_kept(
         for ts in ("11.000100", "11.000200"):
             record = store.find_answer(TEAM, GENERAL, f"unposted:{ts}")
             assert record is not None and record.question_ts == ts
-            assert record.answer["status"] == "answered"
+            assert record.answer.status == "answered"
 
     run(config, answerer, store, scenario)

@@ -88,8 +88,8 @@ def test_stream_appends_each_verified_claim_and_never_a_dropped_one(
         message = slack.message(GENERAL, posted_ts(stop))
         assert message is not None and message["streaming_state"] == "completed"
         record = store.find_answer(TEAM, GENERAL, posted_ts(stop))
-        assert record is not None and [c["text"] for c in record.answer["claims"]] == [WHEN, HOW]
-        assert record.answer["dropped_claims"][0]["text"] == WRONG
+        assert record is not None and [c.text for c in record.answer.claims] == [WHEN, HOW]
+        assert record.answer.dropped_claims[0].text == WRONG
         # The status came first and stopped before the stream began.
         assert slack.statuses()[0] == WORKING.text
         assert all(c.at <= start.at for c in slack.calls_to("assistant.threads.setStatus"))

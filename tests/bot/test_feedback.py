@@ -13,6 +13,9 @@ import pytest
 
 from bot.feedback import CSV_FIELDS, feedback_command, most_cited_in_wrong
 from bot.store import AnswerRecord, SQLiteAnswerStore
+from grounding.answer_json import answer_from_dict
+
+SCOPE = {"team": "T1", "channel": "C1", "kind": "channel", "collections": ["handbook"]}
 
 
 def _sources(*paths: str) -> list[dict[str, Any]]:
@@ -30,11 +33,12 @@ def _save(store: SQLiteAnswerStore, reply_ts: str, question: str, *paths: str) -
         "claims": [{"text": f"Claim citing {p}.", "citations": [n]} for n, p in
                    enumerate(paths, start=1)],
         "sources": _sources(*paths),
-        "generator": "extractive",
+        "generator": "extractive", "scope": SCOPE,
     }  # fmt: skip
     record = AnswerRecord(
         team="T1", channel="C1", thread_ts="1.0", reply_ts=reply_ts, question_ts="1.0",
-        asker="U1", question=question, answer=answer, created=f"2026-10-03T10:00:{reply_ts}",
+        asker="U1", question=question, answer=answer_from_dict(answer),
+        created=f"2026-10-03T10:00:{reply_ts}",
     )  # fmt: skip
     return store.save_answer(record)
 
@@ -96,7 +100,9 @@ def test_feedback_command_json_is_complete(store: SQLiteAnswerStore) -> None:
     assert len(report["entries"]) == 4
     first = report["entries"][0]
     assert first["question"] == "how do I roll back?"
-    assert first["claims"][0] == {"text": "Claim citing deploy.md.", "citations": [1]}
+    assert first["claims"][0] == {
+        "text": "Claim citing deploy.md.", "citations": [1], "quotes": [], "other_language": False,
+    }  # fmt: skip
     assert first["sources"][1]["path"] == "ops.md"
     assert first["reasons"] == [
         {"user": "U2", "text": "rollback moved to the deploy CLI", "at": "2026-10-03T11:01:00",
@@ -134,24 +140,27 @@ def test_feedback_command_json_carries_the_whole_stored_answer(tmp_path: Path) -
     answer = {
         "status": "answered", "question": "how do I roll back?", "message": "",
         "scope": {"team": "T1", "channel": "C1", "kind": "channel", "collections": ["handbook"]},
-        "claims": [{"text": "Run make rollback.", "citations": [1]}], "sources": _sources("d.md"),
-        "retrieved": [{"chunk_id": "c1", "path": "d.md", "score": 7.5, "rank": 1}],
-        "omitted": [{"chunk_id": "c9", "reason": "budget"}],
+        "claims": [{"text": "Run make rollback.", "citations": [1], "quotes": [],
+                    "other_language": False}],
+        "sources": _sources("d.md"),
+        "retrieved": [{"chunk_id": "c1", "collection": "handbook", "path": "d.md", "score": 7.5}],
+        "omitted": [{"chunk_id": "c9", "reason": "budget", "detail": ""}],
         "dropped_claims": [{"text": "Always safe.", "reason": "unsupported", "detail": "x"}],
         "generator": "extractive", "error_detail": "", "timings_ms": {"search": 1.5},
         "usage": {"input_tokens": 0, "output_tokens": 0},
     }  # fmt: skip
     record = AnswerRecord(
         team="T1", channel="C1", thread_ts="1.0", reply_ts="2.0", question_ts="1.0",
-        asker="U1", question="how do I roll back?", answer=answer, created="2026-10-03T10:00",
+        asker="U1", question="how do I roll back?", answer=answer_from_dict(answer),
+        created="2026-10-03T10:00",
     )  # fmt: skip
     store.add_feedback(store.save_answer(record), "U2", "wrong", "x", "2026-10-03T11:00:00")
     try:
         (entry,) = json.loads(_run(store, "json", wrong=True))["entries"]
     finally:
         store.close()
-    assert entry["answer"] == answer
-    assert entry["answer"]["omitted"] == [{"chunk_id": "c9", "reason": "budget"}]
+    assert entry["answer"] == record.answer.to_dict()  # every key, as stored
+    assert entry["answer"]["omitted"] == [{"chunk_id": "c9", "reason": "budget", "detail": ""}]
 
 
 def test_feedback_command_text_indents_multi_line_claims_under_their_bullet(
@@ -159,12 +168,12 @@ def test_feedback_command_text_indents_multi_line_claims_under_their_bullet(
 ) -> None:
     store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
     answer = {
-        "status": "answered", "question": "how?", "sources": _sources("d.md"),
+        "status": "answered", "question": "how?", "sources": _sources("d.md"), "scope": SCOPE,
         "claims": [{"text": "Run:\n```\nmake rollback\n```", "citations": [1]}],
     }  # fmt: skip
     record = AnswerRecord(
         team="T1", channel="C1", thread_ts="1.0", reply_ts="2.0", question_ts="1.0",
-        asker="U1", question="how?", answer=answer, created="2026-10-03T10:00",
+        asker="U1", question="how?", answer=answer_from_dict(answer), created="2026-10-03T10:00",
     )  # fmt: skip
     store.add_feedback(store.save_answer(record), "U2", "wrong", "x", "2026-10-03T11:00:00")
     try:

@@ -69,8 +69,8 @@ def test_app_listed_conversation_with_an_im_hint_gets_nothing_unverified(
             assert CANARY not in slack.all_text()
             record = store.find_answer(TEAM, channel, str(reply.response["ts"]))
             assert record is not None
-            assert record.answer["scope"]["kind"] == "unknown"
-            assert record.answer["scope"]["collections"] == []
+            assert record.answer.scope.kind == "unknown"
+            assert record.answer.scope.collections == ()
 
     asyncio.run(main())
 

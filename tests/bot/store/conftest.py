@@ -106,7 +106,7 @@ def answer(question: str = "how do I roll back?") -> Answer:
 def record(reply_ts: str = "2.0", thread_ts: str = "1.0", question: str = "q?") -> AnswerRecord:
     return AnswerRecord(
         team="T1", channel="C1", thread_ts=thread_ts, reply_ts=reply_ts, question_ts=thread_ts,
-        asker="U1", question=question, answer=answer(question).to_dict(),
+        asker="U1", question=question, answer=answer(question),
         created="2026-10-03T10:00:00+00:00",
     )  # fmt: skip
 

@@ -16,9 +16,9 @@ def test_answers_save_and_find_answer_round_trip(store: AnswerStore) -> None:
     found = store.find_answer("T1", "C1", "2.0")
     assert found is not None
     assert found.id == answer_id
-    assert found.answer == answer("q?").to_dict()
-    assert found.answer["retrieved"][0]["score"] == 7.25
-    assert found.answer["sources"][0]["chunk_id"] == "chunk-a"
+    assert found.answer == answer("q?")
+    assert found.answer.retrieved[0].score == 7.25
+    assert found.answer.sources[0].chunk_id == "chunk-a"
     assert (found.team, found.asker, found.question, found.created) == (
         "T1", "U1", "q?", saved.created,
     )  # fmt: skip

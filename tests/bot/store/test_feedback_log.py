@@ -41,7 +41,7 @@ def test_feedback_entries_join_answer_and_reasons(store: AnswerStore) -> None:
     assert len(wrong) == 1
     entry = wrong[0]
     assert entry.record.question == "first?" and entry.emoji == "x"
-    assert entry.record.answer["claims"][0]["text"] == "Run `make rollback`."
+    assert entry.record.answer.claims[0].text == "Run `make rollback`."
     assert [(r.user, r.text) for r in entry.reasons] == [("U2", "the command was renamed")]
 
 

@@ -3,6 +3,7 @@ upgrade a file written by an earlier docbot in place."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from bot.store import (
 from bot.store.sqlite import PENDING_REASON_SQL
 from bot.store.sqlite_schema import SCHEMA_VERSION, script
 from retrieval.errors import DocbotError
-from tests.bot.store.conftest import FakeClock, marked_wrong
+from tests.bot.store.conftest import FakeClock, answer, marked_wrong, record
 
 
 @pytest.fixture
@@ -46,11 +47,12 @@ def test_sqlite_upgrades_a_version_1_file_keeping_awaited_reasons(tmp_path: Path
     path = tmp_path / "s.db"
     conn = sqlite3.connect(path)
     conn.executescript(script(1))
-    conn.execute(
+    stored = json.dumps(answer("q?").to_dict())
+    conn.executemany(
         "INSERT INTO answers (id, team, channel, thread_ts, reply_ts, question_ts, asker, "
         "question, status, generator, answer_json, created) VALUES "
-        "(1, 'T1', 'C1', '1.0', '2.0', '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't'),"
-        "(2, 'T1', 'C1', '1.0', '3.0', '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't')"
+        "(?, 'T1', 'C1', '1.0', ?, '1.0', 'U1', 'q?', 'answered', 'extractive', ?, 't')",
+        [(1, "2.0", stored), (2, "3.0", stored)],
     )
     conn.execute(
         "INSERT INTO feedback (answer_id, user, kind, emoji, at) VALUES "
@@ -154,3 +156,15 @@ def test_sqlite_prunes_lapsed_invitations(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "s.db")
     assert conn.execute("SELECT COUNT(*) FROM reason_invites").fetchone()[0] == 0
     conn.close()
+
+
+def test_sqlite_a_damaged_stored_answer_is_a_store_error_naming_the_row(tmp_path: Path) -> None:
+    store = SQLiteAnswerStore(tmp_path / "s.db")
+    answer_id = store.save_answer(record())
+    conn = sqlite3.connect(tmp_path / "s.db")
+    conn.execute('UPDATE answers SET answer_json = \'{"status": "maybe"}\'')
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match=f"answer {answer_id}: a stored answer cannot be read"):
+        store.find_answer("T1", "C1", "2.0")
+    store.close()

@@ -6,7 +6,8 @@ When something changed, the index is rebuilt off the event loop under the builde
 (bot/building.py) and written atomically; the running bot swaps it in from the next question as
 it does for `docbot index` (bot/live.py), with the access rules of the config it was built for.
 A source that cannot be reached keeps its last good files; the log says which, why and since
-when, once when it starts failing and once when it recovers.
+when, once when it starts failing and once when it recovers. A process that loads a published
+index (`index_dir`, `--index`) is a read-only replica: the publisher syncs, not it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class Round:
     local_change: bool
     indexed: bool
     error: str = ""
+    skipped: str = ""  # why this process does not sync at all (a read-only replica)
 
 
 class SourceSync:
@@ -64,6 +66,7 @@ class SourceSync:
         self._next: dict[str, float] = {}  # collection -> clock time of its next sync
         self._local = asyncio.Event()
         self._failing: dict[str, str] = {}  # collection -> the error last logged
+        self._told_published = False
         self.rounds: list[Round] = []
         self._passed = asyncio.Condition()
 
@@ -78,6 +81,12 @@ class SourceSync:
         try:
             while True:
                 config = await asyncio.to_thread(self._current_config)
+                if config.index_dir is not None:
+                    # Replicas load a published index read-only; the one that publishes it
+                    # (`docbot index --publish`, e.g. deploy/docbot-index.timer) syncs.
+                    await self._published(config.index_dir)
+                    await self._sleep(config)
+                    continue
                 folders = _local_folders(config)
                 if self._watch and folders != watched:
                     if watcher is not None:
@@ -100,6 +109,19 @@ class SourceSync:
         finally:
             if watcher is not None:
                 watcher.cancel()
+
+    async def _published(self, index_dir: Path) -> None:
+        if self._told_published:
+            return
+        self._told_published = True
+        why = (
+            f"the index is published in {index_dir} and loaded read-only: this process does "
+            "not sync or re-index; `docbot index --publish` does (docs/deploy.md)"
+        )
+        log.info("%s", why)
+        async with self._passed:
+            self.rounds.append(Round((), False, False, skipped=why))
+            self._passed.notify_all()
 
     def _current_config(self) -> Config:
         """docbot.yml as it is now; an unusable edit keeps the last good one (bot/live.py logs

@@ -153,3 +153,29 @@ async def _test_an_edit_in_a_watched_local_folder_is_searchable_within_seconds(
         assert "Fridays are frozen" in _texts(config, "handbook")
     finally:
         task.cancel()
+
+
+@needs_git
+def test_a_replica_loading_a_published_index_never_syncs(tmp_path: Path) -> None:
+    asyncio.run(_test_a_replica_loading_a_published_index_never_syncs(tmp_path))
+
+
+async def _test_a_replica_loading_a_published_index_never_syncs(tmp_path: Path) -> None:
+    remote = Remote(tmp_path / "upstream")
+    remote.commit({"deploy.md": DEPLOY}, "deploys", "2026-01-05")
+    remote.push()
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\nretrieval: {dense: false}\nindex_dir: published\nsync_interval_seconds: 1\n"
+        f"collections:\n  - name: platform\n    git: {remote.url}\n",
+        encoding="utf-8",
+    )
+    sync = SourceSync(_reload(path), watch=False)
+    task = asyncio.create_task(sync.run())
+    try:
+        told = await _wait(sync, lambda r: bool(r.skipped))
+        assert "docbot index --publish" in told.skipped
+        assert sync.rounds == [told]  # nothing synced, nothing built
+        assert not (tmp_path / ".docbot" / "sources").exists()
+    finally:
+        task.cancel()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ from bot.runtime import pipeline_loader
 from bot.settings import Settings
 from bot.store.select import database_url, open_store, sqlite_path
 from grounding.answer import Answer, AnswerStatus
+from grounding.pipeline import AnswerPipeline
 from retrieval.chunks import Hit
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
@@ -303,7 +305,7 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     scope = _scope(args, config)
     settings = Settings.from_env(os.environ)
     pipeline = pipeline_loader(settings)(config)
-    answer = asyncio.run(pipeline.answer(question, scope))
+    answer = asyncio.run(_answer_once(pipeline, question, scope))
     if args.json:
         data = answer.to_dict()
         if answer.reason is not None:
@@ -316,6 +318,12 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
     else:
         _print_answer(answer, out)
     return EXIT_FAILED if answer.status is AnswerStatus.ERROR else 0
+
+
+async def _answer_once(pipeline: AnswerPipeline, question: str, scope: Scope) -> Answer:
+    # Closed inside the loop that used it: the model client's connections end with the command.
+    async with contextlib.aclosing(pipeline):
+        return await pipeline.answer(question, scope)
 
 
 def _print_answer(answer: Answer, out: TextIO) -> None:

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
 from bot.eval_html import render_report
 from bot.runtime import make_generator, make_pipeline
 from bot.settings import Settings
-from grounding.evaluation.questions import read_questions
+from grounding.evaluation.questions import EvalQuestion, read_questions
 from grounding.evaluation.run import Figures, Result, failures, figures, run_questions
+from grounding.pipeline import AnswerPipeline
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import InputError
 from retrieval.index import Index
@@ -98,7 +101,7 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     index = Index.load(config)
     generator = make_generator(config.answer, Settings.from_env(os.environ))
     pipeline = make_pipeline(config, index, generator)
-    results = asyncio.run(run_questions(pipeline, questions, scope))
+    results = asyncio.run(_run_and_close(pipeline, questions, scope))
     measured = figures(results)
     if args.html is not None:
         # Written before anything is printed: `docbot eval ... | head` closes stdout early, and
@@ -115,6 +118,14 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
         print(f"every answer was an error: {results[0].answer.error_detail}", file=out)
         return EXIT_FAILED
     return _verdict(measured, args.min_right, args.min_refused, out)
+
+
+async def _run_and_close(
+    pipeline: AnswerPipeline, questions: Sequence[EvalQuestion], scope: Scope
+) -> tuple[Result, ...]:
+    # Closed inside the loop that used it: the model client's connections end with the run.
+    async with contextlib.aclosing(pipeline):
+        return await run_questions(pipeline, questions, scope)
 
 
 def describe_scope(scope: Scope) -> str:

@@ -19,6 +19,7 @@ from grounding.deadline import Clock, Deadline, SystemClock
 from grounding.evidence import EvidencePacket, PackPolicy, TokenCounter, pack
 from grounding.gate import Gate
 from grounding.generators.base import (
+    Closable,
     Generation,
     GenerationError,
     GenerationRequest,
@@ -97,6 +98,12 @@ class AnswerPipeline:
         self._rewriter = rewriter
         self._rewrite_seconds = rewrite_seconds
         self._gate = gate
+
+    async def aclose(self) -> None:
+        """Close what the generator holds open (a model client's connections); the pipeline
+        answers nothing after. `async with contextlib.aclosing(pipeline)` calls it."""
+        if isinstance(self._generator, Closable):
+            await self._generator.aclose()
 
     async def answer(
         self,

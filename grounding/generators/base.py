@@ -66,6 +66,13 @@ class Generator(Protocol):
 
 
 @runtime_checkable
+class Closable(Protocol):
+    """A generator that holds connections (a model server's HTTP pool): close it when done."""
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
 class StreamingGenerator(Generator, Protocol):
     """A Generator that can also hand over its output text while the model writes it."""
 

@@ -120,6 +120,10 @@ class OpenAIModel:
     def name(self) -> str:
         return f"openai:{self._model}"
 
+    async def aclose(self) -> None:
+        """Close the client's connections to the server; the model takes no calls after."""
+        await self._client.close()
+
     async def complete(
         self, task: StructuredTask[T], deadline: Deadline, user_id: str | None = None
     ) -> Structured[T]:
@@ -351,6 +355,9 @@ class OpenAIGenerator:
     @property
     def structured(self) -> OpenAIModel:
         return self._model
+
+    async def aclose(self) -> None:
+        await self._model.aclose()
 
     async def generate(self, request: GenerationRequest) -> Generation:
         return await self.stream(request, None)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
+from bot.failures import log_failure
 from bot.interactive import ButtonPress
 from bot.render import Message, post_kwargs
 from bot.render.escalation import (
@@ -62,7 +63,7 @@ async def handle_escalation(deps: ListenerDeps, client: AsyncWebClient, press: B
         )
         reply = await _escalate(deps, client, config, press, record)
     except Exception:
-        log.exception("escalating answer %s/%s failed", press.channel, reply_ts)
+        log_failure(log, "escalating answer %s/%s failed", press.channel, reply_ts)
         reply = escalation_failed()
     await tell(client, press.channel, press.thread_ts, press.user, reply)
 

@@ -13,6 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.escalation import involved_collections, owners_of
+from bot.failures import log_failure
 from bot.interactive import ButtonPress, Submission, field
 from bot.render.feedback import (
     CATEGORY_ACTION,
@@ -54,8 +55,8 @@ async def handle_feedback_press(
         at = deps.now().isoformat()
         mark = await asyncio.to_thread(deps.store.toggle_mark, record.id, press.user, kind, at)
     except Exception:
-        log.exception("recording a feedback button on %s/%s failed", press.channel,
-                      press.message_ts)  # fmt: skip
+        log_failure(log, "recording a feedback button on %s/%s failed", press.channel,
+                    press.message_ts)  # fmt: skip
         await tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
         return
     deps.metrics.feedback(kind, added=mark == kind)  # a press again takes the mark back
@@ -96,7 +97,8 @@ async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: 
         )  # fmt: skip
         reply = reason_recorded(await _escalation(deps, record))
     except Exception:
-        log.exception("storing a feedback reason on %s/%s failed", ref["channel"], ref["reply_ts"])
+        log_failure(log, "storing a feedback reason on %s/%s failed", ref["channel"],
+                    ref["reply_ts"])  # fmt: skip
         return
     await tell(client, record.channel, record.thread_ts, submission.user, reply)
 

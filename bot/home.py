@@ -12,6 +12,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.events import HomeOpened
+from bot.failures import log_failure
 from bot.render.home import RECENT_SHOWN, RecentQuestion, home_view
 from bot.store import UNPOSTED, AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
@@ -33,7 +34,7 @@ async def handle_home_opened(
             deps.store.recent_answers, opened.team, opened.user, RECENT_SHOWN
         )
     except Exception:
-        log.exception("reading %s's recent questions failed", opened.user)
+        log_failure(log, "reading %s's recent questions failed", opened.user)
         records = ()
     view = home_view(
         scope.collections, [_recent(r) for r in records],

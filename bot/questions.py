@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import ListenerDeps
 from bot.escalation import involved_collections, owners_of
 from bot.events import Turn
+from bot.failures import log_failure
 from bot.leases import Lease
 from bot.live import Live, ask
 from bot.render import Message, render_answer, render_help, render_input_error
@@ -288,7 +289,7 @@ async def record_reason(
         )
         reply = thread_reason_saved()
     except Exception:
-        log.exception("storing the reason for answer %s failed", answer_id)
+        log_failure(log, "storing the reason for answer %s failed", answer_id)
         reply = thread_reason_failed()
     await _reply(deps, client, turn, lease, reply)
     return True

@@ -11,6 +11,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.escalation import involved_collections, owners_of
+from bot.failures import log_failure
 from bot.interactive import ButtonPress
 from bot.leases import Lease
 from bot.render import post_kwargs, render_answer
@@ -61,4 +62,4 @@ async def _save_shared(deps: ListenerDeps, record: AnswerRecord, ts: str) -> Non
     try:
         await asyncio.to_thread(deps.store.save_answer, copy)
     except Exception:
-        log.exception("storing the shared answer %s failed", ts)
+        log_failure(log, "storing the shared answer %s failed", ts)

@@ -8,15 +8,14 @@ model did not change, and any chunk's vector whose text the previous build embed
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from retrieval.collections import CollectionSnapshot, scan_collection
 from retrieval.config import Config
-from retrieval.corpus import collection_sets, index_text, set_chunks
+from retrieval.corpus import collection_sets
 from retrieval.dense import (
     VectorCache,
     collection_chunks,
@@ -49,7 +48,7 @@ from retrieval.manifest import (
 )
 from retrieval.scopes import check_exclusive_files
 from retrieval.sources import SyncOutcome, sync_sources
-from retrieval.text import tokenize
+from retrieval.token_store import TokenCache
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
 # (stage, done, total): how far a long build step is; only "embedding" reports today.
@@ -80,6 +79,7 @@ class BuildReport:
     engines_built: int = 0  # collection sets whose content changed since the last build
     engines_reused: int = 0
     embedded: int = 0  # chunks the embedding model ran on (new or changed text)
+    tokenized: int = 0  # chunks tokenized for the engines (the others' tokens were stored)
     # One per collection with a remote source (git): what it was synced to, or why not.
     synced: tuple[SyncOutcome, ...] = ()
 
@@ -146,6 +146,7 @@ def build_index(
         engines_built=written.built,
         engines_reused=written.reused,
         embedded=written.embedded,
+        tokenized=written.tokenized,
         synced=synced,
     )
 
@@ -161,6 +162,7 @@ class Written:
     built: int
     reused: int
     embedded: int = 0
+    tokenized: int = 0
 
 
 def write_index(
@@ -219,7 +221,7 @@ def _write(
         vectors, embedded = _write_vectors(root, snapshots, previous, embedder, progress)
         for entry in entries:
             entry["vectors"] = vectors[entry["name"]]
-    tokens = _TokenCache(snapshots)
+    tokens = TokenCache(root, snapshots, previous.tokens, TOKENIZER_VERSION)
     sets, built = [], 0
     for names in collection_sets(config):
         kind = choose_engine(config.search, sum(snapshots[n].chunk_count for n in names))
@@ -230,12 +232,17 @@ def _write(
             files = build_engine_dir(target, kind, tokens.corpus(names))
             built += 1
         sets.append({"collections": list(names), "engine": kind, "key": key, "files": files})
+    for entry in entries:
+        name = entry["name"]
+        stored_tokens = tokens.entry(name, fingerprint(snapshots[name], with_dates=False))
+        if stored_tokens is not None:
+            entry["tokens"] = stored_tokens
     generation = generation_of(snapshots, None if embedder is None else embedder.name)
     manifest = {"format": FORMAT, "tokenizer": TOKENIZER_VERSION, "generation": generation}
     manifest |= {"collections": entries, "sets": sets}
     replace_manifest(root, manifest)
     collect_garbage(root, manifest)
-    return Written(generation, built, len(sets) - built, embedded)
+    return Written(generation, built, len(sets) - built, embedded, tokens.tokenized)
 
 
 def _collection_entry(
@@ -318,18 +325,3 @@ def _previous_rows(root: Path, previous: Previous, embedder: Embedder) -> Vector
             continue  # damaged or foreign: its chunks are embedded again
         cache.add(collection_chunks(snapshot), matrix)
     return cache
-
-
-class _TokenCache:
-    """Tokenizes each collection at most once per build, however many sets include it."""
-
-    def __init__(self, snapshots: Mapping[str, CollectionSnapshot]) -> None:
-        self._snapshots = snapshots
-        self._tokens: dict[str, list[list[str]]] = {}
-
-    def corpus(self, names: Sequence[str]) -> list[list[str]]:
-        for name in names:
-            if name not in self._tokens:
-                chunks = set_chunks(self._snapshots, [name])
-                self._tokens[name] = [tokenize(index_text(chunk)) for chunk in chunks]
-        return list(chain.from_iterable(self._tokens[name] for name in sorted(names)))

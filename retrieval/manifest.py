@@ -41,7 +41,7 @@ FORMAT = 5
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 MANIFEST = "manifest.json"
-FOLDERS = ("snapshots", "engines", "vectors")
+FOLDERS = ("snapshots", "engines", "vectors", "tokens")
 
 
 def run_index(when: str) -> str:
@@ -138,6 +138,7 @@ def collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
     """Remove files the new manifest no longer names (and crashed leftovers)."""
     keep = {entry["snapshot"] for entry in manifest["collections"]}
     keep |= {entry["vectors"]["file"] for entry in manifest["collections"] if "vectors" in entry}
+    keep |= {entry["tokens"]["file"] for entry in manifest["collections"] if "tokens" in entry}
     keep |= {f"engines/{entry['key']}" for entry in manifest["sets"]}
     for folder in FOLDERS:
         for item in (root / folder).iterdir():
@@ -201,10 +202,12 @@ class Previous:
     # vectors file -> (the snapshot whose chunks its rows are, its manifest entry): checked
     # when read, which happens only if some collection's vectors cannot be reused whole.
     vectors: dict[str, tuple[CollectionSnapshot, Mapping[str, Any]]]
+    # collection -> its tokens entry (retrieval/token_store.py checks the file when reading it)
+    tokens: dict[str, Mapping[str, Any]]
 
     @classmethod
     def empty(cls) -> Previous:
-        return cls({}, {}, {}, {})
+        return cls({}, {}, {}, {}, {})
 
 
 def read_previous(root: Path) -> Previous:
@@ -226,6 +229,9 @@ def read_previous(root: Path) -> Previous:
         vectors = entry.get("vectors")
         if isinstance(vectors, dict) and isinstance(vectors.get("file"), str):
             found.vectors[vectors["file"]] = (snapshot, vectors)
+        tokens = entry.get("tokens")
+        if isinstance(tokens, dict) and isinstance(tokens.get("file"), str):
+            found.tokens[snapshot.name] = tokens
     for entry in sets:
         if isinstance(entry, dict) and "key" in entry:
             found.sets[str(entry["key"])] = entry

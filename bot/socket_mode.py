@@ -4,17 +4,21 @@ Bolt's AsyncSocketModeHandler acknowledges only what a listener handled: an enve
 payload, with a payload that is not an object, of a kind docbot does not serve, or one that made
 Bolt fail was never acknowledged, and Slack redelivers an unacknowledged envelope. Here each
 envelope with an `envelope_id` is acknowledged (except one refused during shutdown, which Slack
-should deliver again); one that is not handed to Bolt is logged once.
+should deliver again); one that is not handed to Bolt is logged once. What a listener passed to
+`ack` (a modal's `response_action: errors`, say) rides back in the acknowledgement's `payload`:
+over Socket Mode that is the only way it reaches Slack.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
 
@@ -54,16 +58,17 @@ class SocketModeConnection:
                             shown(kind))  # fmt: skip
             return
         verdict = Verdict(400, "it has no payload")
+        answer: dict[str, Any] | None = None
         try:
             if "payload" in message:
                 verdict = check_payload(message["payload"], kind if isinstance(kind, str) else "")
             if verdict.dispatch:
-                verdict = await self._dispatch(message)
+                verdict, answer = await self._dispatch(message)
         finally:
             # The one envelope left unacknowledged: refused because docbot is shutting down,
             # so that Slack delivers it again (to another connection, or after the restart).
             if verdict.status != REFUSED_WHILE_CLOSING:
-                await self._ack(client, envelope_id)
+                await self._ack(client, envelope_id, answer)
         if verdict.status == REFUSED_WHILE_CLOSING:
             log.info("Socket Mode envelope %s left for Slack to deliver again (shutting down, "
                      "or no claim without the answer store)", shown(envelope_id))  # fmt: skip
@@ -72,7 +77,8 @@ class SocketModeConnection:
                     "acknowledged Socket Mode envelope %s (type %s) without handling it: %s",
                     shown(envelope_id), shown(kind), verdict.reason)  # fmt: skip
 
-    async def _dispatch(self, message: dict[str, Any]) -> Verdict:
+    async def _dispatch(self, message: dict[str, Any]) -> tuple[Verdict, dict[str, Any] | None]:
+        """Bolt's verdict on the envelope, and the payload its listener acknowledged with."""
         headers: dict[str, str | Sequence[str]] = {}
         if isinstance(message.get("retry_attempt"), int):
             headers["x-slack-retry-num"] = str(message["retry_attempt"])
@@ -83,15 +89,36 @@ class SocketModeConnection:
             response = await self.app.async_dispatch(request)
         except Exception as exc:
             # The Slack edge catches broadly: a payload Bolt cannot read is the sender's fault.
-            return Verdict(400, f"Bolt could not read it ({type(exc).__name__})")
+            return Verdict(400, f"Bolt could not read it ({type(exc).__name__})"), None
         if response.status != 200:
-            return Verdict(response.status, f"Bolt answered {response.status}")
-        return Verdict(None, "ok")
+            return Verdict(response.status, f"Bolt answered {response.status}"), None
+        return Verdict(None, "ok"), ack_payload(response)
 
-    async def _ack(self, client: AsyncBaseSocketModeClient, envelope_id: str) -> None:
+    async def _ack(
+        self, client: AsyncBaseSocketModeClient, envelope_id: str, payload: dict[str, Any] | None
+    ) -> None:
+        ack: dict[str, Any] = {"envelope_id": envelope_id}
+        if payload:
+            ack["payload"] = payload
         try:
-            await client.send_socket_mode_response({"envelope_id": envelope_id})
+            await client.send_socket_mode_response(ack)
         except SLACK_CALL_ERRORS as exc:
             # Slack redelivers it on the next connection, where it is acknowledged again.
             log.warning("could not acknowledge Socket Mode envelope %s: %r", shown(envelope_id),
                         exc)  # fmt: skip
+
+
+def ack_payload(response: BoltResponse) -> dict[str, Any] | None:
+    """What a listener passed to `ack(...)`, as the envelope acknowledgement carries it: a JSON
+    object as it is, plain text as {"text": ...}, nothing for a bare `ack()`."""
+    body = response.body
+    if not body:
+        return None
+    kinds = response.headers.get("content-type") or [""]
+    if next(iter(kinds), "").startswith("application/json"):
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            return None
+        return parsed if isinstance(parsed, dict) and parsed else None
+    return {"text": body}

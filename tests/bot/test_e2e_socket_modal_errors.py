@@ -1,0 +1,73 @@
+"""A modal answered with `response_action: errors` over Socket Mode: the errors ride in the
+envelope's acknowledgement (the only reply Socket Mode has), so Slack keeps the feedback modal
+open with "choose what was wrong" beside the input; a bare `ack()` still sends no payload."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from pydantic import SecretStr
+
+from bot.app import Answerer
+from bot.render.feedback import (
+    CATEGORY_ACTION,
+    CATEGORY_BLOCK,
+    DETAIL_ACTION,
+    DETAIL_BLOCK,
+    REASON_VIEW,
+)
+from bot.serve import run_serve
+from bot.store import SQLiteAnswerStore
+from retrieval.config import Config
+from tests.bot import payloads
+from tests.bot.conftest import TEAM
+from tests.bot.harness import ASKER, GENERAL, fake_slack, mention, settings_for, with_channels
+
+
+def _unchosen() -> dict[str, Any]:
+    """The thumbs-down modal sent without choosing what was wrong."""
+    values: dict[str, dict[str, Any]] = {
+        CATEGORY_BLOCK: {CATEGORY_ACTION: {"type": "radio_buttons", "selected_option": None}},
+        DETAIL_BLOCK: {DETAIL_ACTION: {"type": "plain_text_input", "value": "no idea"}},
+    }
+    metadata = json.dumps({"team": TEAM, "channel": GENERAL, "reply_ts": "20.000200"})
+    return payloads.view_submission(
+        REASON_VIEW, values, team=TEAM, user=ASKER, private_metadata=metadata
+    )
+
+
+def test_socket_mode_sends_the_modal_errors_in_the_envelope_ack(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+    seen: dict[str, dict[str, Any]] = {}
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            settings = settings_for(slack).model_copy(
+                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
+            )
+            server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))
+            with_channels(slack)
+            modal = {"envelope_id": "modal", "type": "interactive", "payload": _unchosen(),
+                     "accepts_response_payload": True}  # fmt: skip
+            slack.push_socket(modal)
+            good = mention("how do I roll back a deploy?", channel=GENERAL, ts="1610241741.000400",
+                           event_id="EvMODAL", bot_user_id=slack.bot_user_id)  # fmt: skip
+            slack.push_socket(payloads.socket_mode_envelope(good, envelope_id="mention"))
+            await slack.wait_for_acks({"modal", "mention"})
+            await slack.wait_for("chat.postMessage")
+            server.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await server
+            seen.update({str(a["envelope_id"]): a for a in slack.socket_acks})
+
+    asyncio.run(main())
+    payload = seen["modal"]["payload"]
+    assert payload["response_action"] == "errors"
+    assert "Choose what was wrong" in payload["errors"][CATEGORY_BLOCK]
+    assert "payload" not in seen["mention"]  # a bare ack() carries nothing
+    assert store.feedback_entries(wrong_only=False) == ()

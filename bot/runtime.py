@@ -10,7 +10,7 @@ from collections.abc import Callable
 from bot.settings import Settings
 from grounding.deadline import Clock
 from grounding.evidence import PackPolicy
-from grounding.gate import NearnessGate, fitted_thresholds, setup_key
+from grounding.gate import NearnessGate, fitted_min_scope, fitted_thresholds, setup_key
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.response_formats import PROCESS_MEMORY, FormatMemory
@@ -79,7 +79,10 @@ def make_gate(config: Config, index: Index) -> NearnessGate | None:
         return None
     dense = index.dense_model is not None
     return NearnessGate(
-        fitted_thresholds(), lambda scope: setup_key(index.engine_name(scope), dense), index
+        fitted_thresholds(),
+        lambda scope: setup_key(index.engine_name(scope), dense),
+        index,
+        fitted_min_scope(),
     )
 
 

@@ -28,11 +28,6 @@ from retrieval.scopes import Scope
 from retrieval.text import GATE_STOPWORDS, SEARCH
 
 THRESHOLDS_FILE = Path(__file__).with_name("gate_thresholds.json")
-# A scope of fewer chunks is never gated: its vocabulary is too small for a missing word to
-# mean much ("how long does a rollback take?" of a two-page handbook with no "long" or "take").
-# Set by hand, not fit: every development corpus is larger (httpx, the smallest, has 170), so
-# it changes none of the fitted numbers; below it the generator decides alone, as before.
-MIN_SCOPE_CHUNKS = 100
 GATE_HITS = 3  # the best hits whose words are compared with the query's
 # Search's terms without the function words it keeps for ranking ("how", "we", "does") or the
 # one-letter pieces of contractions ("what's"): in a small scope they may be in no chunk at all,
@@ -97,6 +92,10 @@ class NearnessGate:
 
     `setup_of(scope)` names the search setup serving a scope (the engine differs by scope
     size under `search.engine: auto`); a setup without a fitted threshold is never gated.
+    Nor is a scope of fewer than `min_scope_chunks` chunks (`fitted_min_scope`): a threshold is
+    not applied below the scope sizes it was fit on, where the vocabulary is too small for a
+    missing word to mean much ("how long does a rollback take?" of a two-page handbook with no
+    "long" or "take"); there the generator decides alone.
     """
 
     def __init__(
@@ -104,10 +103,12 @@ class NearnessGate:
         thresholds: Mapping[str, float],
         setup_of: Callable[[Scope], str],
         stats: TermStats,
+        min_scope_chunks: int,
     ) -> None:
         self._thresholds = dict(thresholds)
         self._setup_of = setup_of
         self._stats = stats
+        self._min_scope_chunks = min_scope_chunks
 
     def judge(self, queries: Sequence[str], scope: Scope, hits: Sequence[Hit]) -> GateVerdict:
         """Near when the hits are near any of the queries: a rewrite in the docs' language
@@ -115,10 +116,19 @@ class NearnessGate:
         threshold = self._thresholds.get(self._setup_of(scope), 0.0)
         score = max((nearness(q, hits, self._stats, scope) for q in queries), default=0.0)
         documents, _ = self._stats.frequencies((), scope)
-        return GateVerdict(score >= threshold or documents < MIN_SCOPE_CHUNKS, score, threshold)
+        return GateVerdict(
+            score >= threshold or documents < self._min_scope_chunks, score, threshold
+        )
 
 
 def fitted_thresholds(path: Path = THRESHOLDS_FILE) -> dict[str, float]:
     """The thresholds training/fit_gate.py wrote, by search setup."""
     data = json.loads(path.read_text(encoding="utf-8"))
     return {str(key): float(value) for key, value in data["thresholds"].items()}
+
+
+def fitted_min_scope(path: Path = THRESHOLDS_FILE) -> int:
+    """The smallest scope (in chunks) the thresholds were fit on, as training/fit_gate.py
+    wrote it: the gate closes on no smaller scope."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return int(data["min_scope_chunks"])

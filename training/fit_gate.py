@@ -6,7 +6,9 @@ nearness of its hits (grounding/gate.py) is recorded. On the `train` split, the 
 highest one that gates at most MAX_ANSWERABLE_GATED of the answerable questions: a wrongly gated
 question loses an answer the model could have given, while an uncovered question that passes
 still meets the generator's own refusal, so the gate leans towards letting questions through.
-The `test` split is only reported (uncovered gated, answerable gated), never fit on.
+The `test` split is only reported (uncovered gated, answerable gated), never fit on. The
+smallest corpus's size in chunks is written as `min_scope_chunks`: the gate is not applied to a
+scope smaller than any it was fit on.
 
     python training/fit_gate.py [--state DIR] [--out PATH] [--corpus NAME ...]
 """
@@ -57,8 +59,9 @@ def setup_config(corpus: str, engine: str, dense: bool, state: Path) -> Config:
     return load_config(path)
 
 
-def measure(corpora: Sequence[str], state: Path) -> list[Point]:
-    points = []
+def measure(corpora: Sequence[str], state: Path) -> tuple[list[Point], dict[str, int]]:
+    """Every question's nearness by setup, and the size (chunks) of each corpus's scope."""
+    points, sizes = [], {}
     for corpus in corpora:
         questions = load_questions(corpus)
         for engine in ENGINES:
@@ -68,10 +71,11 @@ def measure(corpora: Sequence[str], state: Path) -> list[Point]:
                 index = Index.load(config)
                 scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
                 key = setup_key(index.engine_name(scope), dense)
+                sizes[corpus], _ = index.frequencies((), scope)
                 for q in questions:
                     hits = index.search(q.question, scope, config.answer.k)
                     points.append(Point(key, q, nearness(q.question, hits, index, scope)))
-    return points
+    return points, sizes
 
 
 def fit(points: Sequence[Point]) -> float:
@@ -110,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not CORPORA.is_dir():
         print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
         return 2
-    points = measure(args.corpus, args.state)
+    points, sizes = measure(args.corpus, args.state)
     thresholds, report = {}, {}
     for setup in sorted({p.setup for p in points}):
         train = [p for p in points if p.setup == setup and p.question.split == "train"]
@@ -132,6 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "corpora": list(args.corpus),
                 "gate_hits": GATE_HITS,
                 "max_answerable_gated": MAX_ANSWERABLE_GATED,
+                "scope_chunks": sizes,
+                # The gate closes on no smaller scope: below it the thresholds were never fit.
+                "min_scope_chunks": min(sizes.values()),
                 "thresholds": thresholds,
                 "report": report,
             },

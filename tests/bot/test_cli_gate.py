@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from grounding.gate import MIN_SCOPE_CHUNKS
+from grounding.gate import fitted_min_scope
 from tests.grounding.fake_openai import FakeOpenAI, answer, fake_in_thread
 
 CONFIG = """\
@@ -33,7 +33,7 @@ SERVICES = ("billing", "search", "ledger", "mailer", "gateway", "scheduler", "me
 
 
 def _service_page(i: int) -> str:
-    """One of many short pages, so the scope is big enough to be gated (MIN_SCOPE_CHUNKS)."""
+    """One of many short pages, so the scope is big enough to be gated (fitted_min_scope)."""
     name = f"{SERVICES[i % len(SERVICES)]}-{i}"
     return (
         f"# The {name} service\n\nThe {name} service runs on host app{i} in region "
@@ -47,7 +47,7 @@ def indexed(tmp_path: Path) -> Path:
     handbook.mkdir()
     for name, text in DOCS.items():
         (handbook / name).write_text(text, encoding="utf-8")
-    for i in range(MIN_SCOPE_CHUNKS):
+    for i in range(fitted_min_scope()):
         (handbook / f"service-{i}.md").write_text(_service_page(i), encoding="utf-8")
     config = tmp_path / "docbot.yml"
     config.write_text(CONFIG, encoding="utf-8")

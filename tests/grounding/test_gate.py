@@ -4,6 +4,7 @@ calls the generator."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,8 +12,9 @@ from dataclasses import dataclass
 from grounding.answer import AnswerStatus, Usage
 from grounding.evidence import PackPolicy
 from grounding.gate import (
-    MIN_SCOPE_CHUNKS,
+    THRESHOLDS_FILE,
     NearnessGate,
+    fitted_min_scope,
     fitted_thresholds,
     nearness,
     setup_key,
@@ -85,9 +87,10 @@ def test_gate_thresholds_are_fit_for_every_search_setup() -> None:
 def _pipeline(threshold: float) -> tuple[AnswerPipeline, RecordingGenerator]:
     generator = RecordingGenerator([response(("Deploys run from the main branch.", ["E1"]))])
     chunks = (ROTATE, DEPLOY)
-    # Statistics of a scope big enough to be gated (MIN_SCOPE_CHUNKS), of the same kind.
-    stats = ChunkStats(chunks, scale=MIN_SCOPE_CHUNKS)
-    gate = NearnessGate({"fake": threshold}, lambda scope: "fake", stats)
+    # Statistics of a scope big enough to be gated (the fitted floor), of the same kind.
+    floor = fitted_min_scope()
+    stats = ChunkStats(chunks, scale=floor)
+    gate = NearnessGate({"fake": threshold}, lambda scope: "fake", stats, floor)
     pipeline = AnswerPipeline(
         FakeRetriever(chunks), generator, WordCounter(), PackPolicy(), lambda c: None, gate=gate
     )
@@ -117,6 +120,15 @@ def test_gate_open_calls_the_generator() -> None:
 
 
 def test_gate_never_closes_on_a_scope_too_small_for_missing_words_to_mean_much() -> None:
-    gate = NearnessGate({"fake": 0.9}, lambda scope: "fake", ChunkStats([ROTATE, DEPLOY]))
+    gate = NearnessGate(
+        {"fake": 0.9}, lambda scope: "fake", ChunkStats([ROTATE, DEPLOY]), fitted_min_scope()
+    )
     verdict = gate.judge(["tallest mountain in Africa, main peak?"], SCOPE, _hits(DEPLOY))
     assert verdict.near and verdict.nearness < verdict.threshold
+
+
+def test_gate_floor_is_the_smallest_scope_the_thresholds_were_fit_on() -> None:
+    fit = json.loads(THRESHOLDS_FILE.read_text(encoding="utf-8"))
+    sizes = fit["scope_chunks"]
+    assert set(sizes) == set(fit["corpora"]), "every corpus fit on has its size"
+    assert fitted_min_scope() == min(sizes.values()) > 0

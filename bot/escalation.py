@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Sequence
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -25,7 +24,7 @@ from bot.render.escalation import (
     no_owners,
 )
 from bot.render.feedback import not_my_answer
-from bot.replies import tell
+from bot.replies import MESSAGE_TS, answer_thread, tell
 from bot.store import AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from grounding.answer import Answer
@@ -33,7 +32,6 @@ from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
 
-_TS = re.compile(r"^[0-9]+\.[0-9]+$")
 # conversations.members pages read before giving up (fail closed): 1,000 members each.
 MEMBER_PAGES = 20
 
@@ -56,7 +54,7 @@ def involved_collections(answer: Answer) -> tuple[str, ...]:
 
 async def handle_escalation(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
     config = (await deps.runtime.current()).config
-    reply_ts = press.value if _TS.match(press.value) else press.message_ts
+    reply_ts = press.value if MESSAGE_TS.match(press.value) else press.message_ts
     try:
         record = await asyncio.to_thread(
             deps.store.find_answer, press.team, press.channel, reply_ts
@@ -86,7 +84,7 @@ async def _escalate(
     note = escalation_note(press.user, record.question, owners, collections)
     try:
         await client.chat_postMessage(
-            channel=record.channel, thread_ts=record.thread_ts, **post_kwargs(note)
+            channel=record.channel, thread_ts=answer_thread(record), **post_kwargs(note)
         )
     except SLACK_CALL_ERRORS as exc:
         log.error("posting the escalation of answer %s failed: %s", record.id, slack_error(exc))

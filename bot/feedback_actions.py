@@ -28,7 +28,7 @@ from bot.render.feedback import (
     reason_modal,
     reason_recorded,
 )
-from bot.replies import tell
+from bot.replies import answer_thread, tell
 from bot.store import REASON_CATEGORIES, AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 
@@ -100,7 +100,7 @@ async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: 
         log_failure(log, "storing a feedback reason on %s/%s failed", ref["channel"],
                     ref["reply_ts"])  # fmt: skip
         return
-    await tell(client, record.channel, record.thread_ts, submission.user, reply)
+    await tell(client, record.channel, answer_thread(record), submission.user, reply)
 
 
 async def _escalation(deps: ListenerDeps, record: AnswerRecord) -> str | None:

@@ -14,7 +14,7 @@ from bot.escalation import involved_collections, owners_of
 from bot.events import Reaction
 from bot.leases import Lease
 from bot.render.feedback import thanks_for_wrong
-from bot.replies import tell
+from bot.replies import answer_thread, tell
 from bot.store import AnswerRecord, EventKey, StoreUnavailable
 from retrieval.config import Config
 
@@ -100,7 +100,7 @@ async def _thank_for_wrong(
     config = (await deps.runtime.current()).config
     owned = owners_of(config, involved_collections(record.answer))
     thanks = thanks_for_wrong(bot_user_id, record.reply_ts if owned else None)
-    await tell(client, record.channel, record.thread_ts, user, thanks)
+    await tell(client, record.channel, answer_thread(record), user, thanks)
 
 
 def _feedback_kind(config: Config, emoji: str) -> str | None:

@@ -5,6 +5,7 @@ already posted when a crashed run is taken over (conversations.replies, by the r
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,6 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Turn
 from bot.render import Message, mrkdwn, post_kwargs
+from bot.store import AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, ObservedWebClient, slack_error, slack_error_code
 
 log = logging.getLogger("docbot.slack")
@@ -24,6 +26,8 @@ COSMETIC_TIMEOUT_SECONDS = 5
 REPLY_EVENT_TYPE = "docbot_reply"
 # Pages of conversations.replies read when looking for that reply; 200 messages each.
 REPLY_PAGES = 5
+# A Slack message ts; a `/docbot` question's ts is its ledger key instead (bot/interactive.py).
+MESSAGE_TS = re.compile(r"^[0-9]+\.[0-9]+$")
 
 
 async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
@@ -144,8 +148,14 @@ def cosmetic_client(client: AsyncWebClient) -> AsyncWebClient:
     return AsyncWebClient(**options)
 
 
+def answer_thread(record: AnswerRecord) -> str | None:
+    """The thread a stored answer is in; None for a private `/docbot` answer, which is in none
+    (its thread_ts is the command's ledger key, and a post there would go nowhere)."""
+    return record.thread_ts if MESSAGE_TS.match(record.thread_ts) else None
+
+
 async def tell(
-    client: AsyncWebClient, channel: str, thread_ts: str, user: str, message: Message
+    client: AsyncWebClient, channel: str, thread_ts: str | None, user: str, message: Message
 ) -> None:
     """A word only `user` sees, in the thread; cosmetic, so a failure is only logged."""
     try:

@@ -234,12 +234,14 @@ async def _scenario(name: str, n: int, rate: float, base: int, root: Path) -> Re
         build_index(config)
         publish(config, published)
     result = Result(name, replicas, n)
-    server = await asyncio.to_thread(private_server)
-    slack = with_channels(FakeSlack(team_id="T0DOCBOT"))
-    await slack.start()
     async with contextlib.AsyncExitStack() as stack:
-        stack.push_async_callback(slack.stop)
+        # Each part is handed to the stack as soon as it runs: a later start that fails still
+        # stops the server and the fake Slack started before it.
+        server = await asyncio.to_thread(private_server)
         stack.callback(server.remove)
+        slack = with_channels(FakeSlack(team_id="T0DOCBOT"))
+        await slack.start()
+        stack.push_async_callback(slack.stop)
         url = await asyncio.to_thread(server.create_database, "docbot_load")
         env = _env(slack, None) | {"DOCBOT_DATABASE_URL": url}
         serves = [

@@ -46,9 +46,8 @@ async def claim_before_ack(deps: ListenerDeps, turn: Turn) -> Claim | None:
 
     Other teams' requests never get here (bot/teams.py). None when the store failed (logged):
     the listener then claims as usual, and tells the asker if that fails too. StoreUnavailable
-    when the
-    store cannot be reached (it logs its outage once): the caller decides whether to refuse
-    the delivery for Slack to deliver again (bot/listeners.py)."""
+    when the store cannot be reached (it logs its outage once): the caller decides whether to
+    refuse the delivery for Slack to deliver again (bot/listeners.py)."""
     try:
         return await asyncio.to_thread(deps.store.claim, _key(turn), deps.owner, turn.to_payload())
     except StoreUnavailable:

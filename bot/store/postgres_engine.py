@@ -89,8 +89,9 @@ class Outage:
             first = self._failed == 1
         if first:
             log.warning(
-                "the answer store %s cannot be reached (%s): questions are answered without it "
-                "where possible, and their claims stay open until it is back",
+                "the answer store %s cannot be reached (%s): answers in progress are still "
+                "posted, with their claims left open until it is back; new question events are "
+                "left for Slack to deliver again (answered unclaimed on its last try)",
                 self._where, reason,
             )  # fmt: skip
 

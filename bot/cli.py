@@ -18,7 +18,7 @@ from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
 from bot.progress import terminal_progress
 from bot.render import NO_ACCESS, post_kwargs, quotes_to_show, render_answer
-from bot.render.answers import no_answer_text
+from bot.render.no_answer import no_answer_text
 from bot.runtime import pipeline_loader
 from bot.settings import Settings
 from bot.store.select import database_url, open_store, sqlite_path

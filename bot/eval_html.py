@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from bot.render.no_answer import no_answer_text
 from grounding.evaluation.run import Figures, Result, failures
 from retrieval.chunks import Chunk
 
@@ -143,8 +144,9 @@ def _failure(r: Result, chunks: Mapping[str, Chunk]) -> str:
             f"<p>Gated before the generator: nearness {a.gate.nearness:.3f} is below the "
             f"threshold {_e(a.gate.threshold)}, so no model was called.</p>"
         )
-    if a.message:
-        parts.append(f"<p>{_e(a.message)}</p>")
+    why = no_answer_text(a) if not a.claims else ""
+    if why:
+        parts.append(f"<p>{_e(why)}</p>")
     if a.claims:
         items = "".join(
             f"<li>{_e(c.text)} {_e(''.join(f'[{n}]' for n in c.citations))}</li>" for c in a.claims

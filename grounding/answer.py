@@ -14,6 +14,9 @@ class NoAnswer(StrEnum):
 
     UNVERIFIED_CHANNEL = "unverified_channel"  # refused: Slack could not say what it is
     NO_ACCESS = "no_access"  # refused: the conversation may read no collection
+    NOT_IN_DOCS = "not_in_docs"  # not found: nothing near, or the evidence does not answer it
+    NO_CLAIMS = "no_claims"  # not found: the answer made no statement citing the evidence
+    UNVERIFIED = "unverified"  # not found: every statement failed verification (see dropped)
 
 
 class AnswerStatus(StrEnum):

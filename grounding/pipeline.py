@@ -35,7 +35,6 @@ from grounding.streamed import StreamedClaims
 from grounding.untrusted import new_nonce
 from grounding.verification import (
     Verification,
-    not_answered_message,
     unknown_citations,
     unknown_quotes,
     verify,
@@ -170,14 +169,14 @@ class AnswerPipeline:
         base = _base_answer(question, scope, hits, packet, self._generator.name, timings)
         base = replace(base, usage=rewrite.usage, rewrites=rewrite.queries)
         if not packet.items:
-            return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
+            return self._finish(_nothing_found(base), scope, hits=len(hits))
         if self._gate is not None:
             started = time.perf_counter()
             verdict = await asyncio.to_thread(self._gate.judge, queries, scope, hits)
             base = replace(_timed(base, "gate", _ms_since(started)), gate=verdict)
             if not verdict.near:
                 # Nothing retrieved is near the question: the generator is not called at all.
-                return self._finish(_nothing_found(base, packet), scope, hits=len(hits))
+                return self._finish(_nothing_found(base), scope, hits=len(hits))
         report(Reading(len(packet.items)))
         if report is not ignore and isinstance(self._generator, StreamingGenerator):
             # Someone is watching: verify each claim as the model writes it (grounding/streamed.py).
@@ -369,13 +368,9 @@ def _refused(question: str, scope: Scope) -> Answer:
     )
 
 
-def _nothing_found(base: Answer, packet: EvidencePacket) -> Answer:
-    # The same words as when the evidence did not answer: to the user both mean the docs don't.
-    return replace(
-        base,
-        status=AnswerStatus.NOT_FOUND,
-        message=not_answered_message(packet),
-    )
+def _nothing_found(base: Answer) -> Answer:
+    # The same reason as when the evidence did not answer: to the user both mean the docs don't.
+    return replace(base, status=AnswerStatus.NOT_FOUND, reason=NoAnswer.NOT_IN_DOCS)
 
 
 def _verified(base: Answer, verification: Verification) -> Answer:
@@ -384,7 +379,7 @@ def _verified(base: Answer, verification: Verification) -> Answer:
         status=verification.status,
         claims=verification.claims,
         sources=verification.sources,
-        message=verification.message,
+        reason=verification.reason,
         dropped_claims=verification.dropped,
     )
 

@@ -70,10 +70,10 @@ class StreamedClaims:
                 tuple(self.claims),
                 tuple(self._numbering.sources),
                 tuple(self.dropped),
-                "",
+                None,
             )
         verdict = verify(last, self._packet, self._url_for)
-        return Verification(AnswerStatus.NOT_FOUND, (), (), tuple(self.dropped), verdict.message)
+        return Verification(AnswerStatus.NOT_FOUND, (), (), tuple(self.dropped), verdict.reason)
 
 
 class ResponseFeed:

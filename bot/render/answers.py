@@ -9,6 +9,10 @@ from typing import Any
 
 from bot.render.escalation import escalate_block
 from bot.render.feedback import feedback_block
+from bot.render.no_answer import NO_ACCESS as NO_ACCESS
+from bot.render.no_answer import PUBLIC_ONLY as PUBLIC_ONLY
+from bot.render.no_answer import UNVERIFIED as UNVERIFIED
+from bot.render.no_answer import no_answer_text
 from bot.render.text import (
     ELLIPSIS,
     FALLBACK_CHARS,
@@ -23,7 +27,7 @@ from bot.render.text import (
     safe_url,
     section,
 )
-from grounding.answer import Answer, AnswerStatus, Claim, NoAnswer, Source
+from grounding.answer import Answer, AnswerStatus, Claim, Source
 from retrieval.config import FeedbackConfig
 from retrieval.scopes import ConversationKind
 
@@ -46,22 +50,6 @@ OTHER_LANGUAGE_NOTE = (
 # A longer link is not one a person can use; the source is then shown without it.
 MAX_URL_CHARS = 1_500
 FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
-# An empty UNKNOWN scope: Slack did not tell us what the channel is, so access may well be fine
-# (the same words as the pipeline's refusal; shown when an Answer carries no message).
-UNVERIFIED = (
-    "I could not verify this channel's access settings with Slack, so I answer nothing here "
-    "for now; try again in a minute."
-)
-# A non-empty UNKNOWN scope: the lookup failed and only the public collections were searched.
-PUBLIC_ONLY = (
-    "I could not verify this channel's settings with Slack, so I searched public collections only."
-)
-NO_ACCESS = (
-    "This conversation may not read any documentation collection, so I can't answer here. "
-    "Ask a docbot admin to give it access in `docbot.yml`, or ask me in a channel that has access."
-)
-
-
 HOW_TO_ASK = (
     "Mention me with a question, like `@docbot how do I roll back a deploy?`, and I'll "
     "answer in the thread, linking every claim to the file, section and lines it comes from."
@@ -161,26 +149,13 @@ def _render_not_found(answer: Answer, *, escalate: bool) -> Message:
         "Try rephrasing with the words the docs use, or ask a teammate."
     )
     blocks = [section(text)]
-    if answer.message.strip():
-        blocks.append(context(escape(clip(answer.message.strip(), 1_000))))
+    why = no_answer_text(answer)
+    if why:
+        blocks.append(context(why))
     blocks += _unverified_note(answer)
     if escalate:
         blocks.append(escalate_block())
     return Message(text=plain(text), blocks=tuple(blocks))
-
-
-def no_answer_text(answer: Answer) -> str:
-    """Why an answer has no claims, in words (mrkdwn, escaped): the refusal's reason code
-    worded here, else the pipeline's fixed message. The command line prints it too."""
-    if answer.reason is NoAnswer.UNVERIFIED_CHANNEL:
-        return UNVERIFIED
-    if answer.reason is NoAnswer.NO_ACCESS:
-        return NO_ACCESS
-    message = answer.message.strip()
-    if message or answer.status is not AnswerStatus.REFUSED:
-        return escape(clip(message, 1_000))
-    # A refusal stored without a code (an older docbot): by the scope's kind.
-    return UNVERIFIED if answer.scope.kind is ConversationKind.UNKNOWN else NO_ACCESS
 
 
 def _render_refused(answer: Answer) -> Message:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.render.answers import NO_ACCESS, UNVERIFIED
+from bot.render.no_answer import NO_ACCESS, UNVERIFIED
 from bot.render.text import clip, clip_escaped, context, escape, section
 
 RECENT_SHOWN = 10

@@ -6,11 +6,6 @@ from __future__ import annotations
 
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, content_words
 from grounding.verification.identifiers import exact_tokens
-from grounding.verification.messages import (
-    no_claims_message,
-    not_answered_message,
-    unverified_message,
-)
 from grounding.verification.quotes import occurs, quote_form
 from grounding.verification.response import (
     Verification,
@@ -32,14 +27,11 @@ __all__ = [
     "content_words",
     "evidence_text",
     "exact_tokens",
-    "no_claims_message",
     "normalize_label",
-    "not_answered_message",
     "occurs",
     "quote_form",
     "support_problem",
     "unknown_citations",
     "unknown_quotes",
-    "unverified_message",
     "verify",
 ]

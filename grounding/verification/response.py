@@ -11,14 +11,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from grounding.answer import AnswerStatus, Claim, DroppedClaim, Source
+from grounding.answer import AnswerStatus, Claim, DroppedClaim, NoAnswer, Source
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.schema import GroundedClaim, GroundedResponse
-from grounding.verification.messages import (
-    no_claims_message,
-    not_answered_message,
-    unverified_message,
-)
 from grounding.verification.quotes import Located, item_text, locate
 from grounding.verification.quotes import unknown_quotes as _unknown_quotes
 from grounding.verification.support import Support, check
@@ -33,7 +28,7 @@ class Verification:
     claims: tuple[Claim, ...]
     sources: tuple[Source, ...]
     dropped: tuple[DroppedClaim, ...]
-    message: str
+    reason: NoAnswer | None  # why nothing is shown (not found); the bot words it
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +74,9 @@ def verify(
     # First, status and claims must agree: an insufficient response shows no claims (any next to
     # it contradict the status), and an answered one must make at least one.
     if response.status == "insufficient_context":
-        return _not_found(not_answered_message(packet), ())
+        return _not_found(NoAnswer.NOT_IN_DOCS, ())
     if not response.claims:
-        return _not_found(no_claims_message(packet), ())
+        return _not_found(NoAnswer.NO_CLAIMS, ())
     kept: list[Kept] = []
     dropped: list[DroppedClaim] = []
     for claim in response.claims:
@@ -91,9 +86,9 @@ def verify(
         else:
             dropped.append(checked)
     if not kept:
-        return _not_found(unverified_message(packet, len(dropped)), tuple(dropped))
+        return _not_found(NoAnswer.UNVERIFIED, tuple(dropped))
     claims, sources = _number(kept, url_for)
-    return Verification(AnswerStatus.ANSWERED, claims, sources, tuple(dropped), "")
+    return Verification(AnswerStatus.ANSWERED, claims, sources, tuple(dropped), None)
 
 
 def check_claim(claim: GroundedClaim, packet: EvidencePacket) -> Kept | DroppedClaim:
@@ -180,5 +175,5 @@ def _source(n: int, chunk: Chunk, url_for: Callable[[Chunk], str | None]) -> Sou
     )
 
 
-def _not_found(message: str, dropped: tuple[DroppedClaim, ...]) -> Verification:
-    return Verification(AnswerStatus.NOT_FOUND, (), (), dropped, message)
+def _not_found(reason: NoAnswer, dropped: tuple[DroppedClaim, ...]) -> Verification:
+    return Verification(AnswerStatus.NOT_FOUND, (), (), dropped, reason)

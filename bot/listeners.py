@@ -36,7 +36,8 @@ from bot.render.commands import SHARE_ACTION
 from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
 from bot.share import handle_share
-from bot.store import StoreUnavailable
+from bot.shortcuts import point_to_answer
+from bot.store import Claim, StoreUnavailable
 from bot.webapi import observed
 
 log = logging.getLogger("docbot.slack")
@@ -119,7 +120,9 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
         with deps.in_flight.track():
             await ack()
             turn = parse_shortcut(body, context.bot_user_id)
-            if turn is not None:
+            if turn is not None and context.get(PRE_CLAIM) is Claim.DONE:
+                await point_to_answer(deps, counted(client), turn)
+            elif turn is not None:
                 await handle_turn(deps, counted(client), turn, context.get(PRE_CLAIM))
 
     async def on_feedback_button(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.render.answers import MAX_BLOCKS
-from bot.render.text import Message, context, plain, plain_text
+from bot.render.text import Message, context, plain, plain_text, section
 
 SHARE_ACTION = "docbot_share"
 
@@ -40,3 +40,12 @@ def already_shared() -> Message:
 def share_failed() -> Message:
     text = "Sorry, I could not post the answer in the channel; please try again in a minute."
     return Message(text, (context(text),))
+
+
+def already_answered(permalink: str | None) -> Message:
+    """The shortcut on a message docbot has answered: where that answer is (Slack's own link)."""
+    if permalink and not any(c in permalink for c in "<>| "):
+        text = f"I answered this message already: <{permalink}|see my answer in its thread>."
+    else:
+        text = "I answered this message already: my answer is in its thread."
+    return Message(text, (section(text),))

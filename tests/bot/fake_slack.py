@@ -268,6 +268,12 @@ class FakeSlack:
                 if params.get("metadata"):
                     message["metadata"] = params["metadata"]
                 return {"ok": True, "channel": params.get("channel"), "ts": message["ts"]}
+            case "chat.getPermalink":
+                where, at = str(params.get("channel")), str(params.get("message_ts"))
+                if self.message(where, at) is None:
+                    return {"ok": False, "error": "message_not_found"}
+                link = f"https://docbot-test.slack.com/archives/{where}/p{at.replace('.', '')}"
+                return {"ok": True, "channel": where, "permalink": link}
             case "chat.postEphemeral":
                 return {"ok": True, "message_ts": self._ts()}
             case "views.open" | "views.publish":

@@ -28,7 +28,7 @@ from grounding.generators.base import (
 )
 from grounding.progress import Checking, Reading, Report, Searching, ignore
 from grounding.prompt import build_prompt, correction_note
-from grounding.retriever import Retriever, search_all
+from grounding.retriever import Retriever, search_all, top_headings
 from grounding.rewrite import QueryRewriter, rewrite_or_not
 from grounding.schema import GroundedResponse
 from grounding.streamed import StreamedClaims
@@ -118,6 +118,10 @@ class AnswerPipeline:
         `error` answer. Nothing unverified is ever returned.
         """
         return await self.answer_live(question, scope, context=context, user_id=user_id)
+
+    def top_headings(self, scope: Scope, limit: int) -> tuple[str, ...]:
+        """What `scope`'s documents are about: their top-level headings (suggested prompts)."""
+        return top_headings(self._retriever, scope, limit)
 
     async def answer_live(
         self,

@@ -268,6 +268,11 @@ class FakeSlack:
                 if params.get("metadata"):
                     message["metadata"] = params["metadata"]
                 return {"ok": True, "channel": params.get("channel"), "ts": message["ts"]}
+            case "assistant.threads.setSuggestedPrompts":
+                prompts = params.get("prompts")
+                if not params.get("channel_id") or not params.get("thread_ts") or not prompts:
+                    return {"ok": False, "error": "invalid_arguments"}
+                return {"ok": True}
             case "chat.getPermalink":
                 where, at = str(params.get("channel")), str(params.get("message_ts"))
                 if self.message(where, at) is None:

@@ -22,6 +22,7 @@ NEEDED_SCOPES = {
     "app_mentions:read",  # app_mention events
     "commands",  # /docbot and the "Ask docbot about this" message shortcut
     "chat:write",  # replies in threads, streamed replies, the AI-app status
+    "assistant:write",  # assistant_thread_started; assistant.threads.setSuggestedPrompts
     "reactions:read",  # reaction_added / reaction_removed
     "reactions:write",  # :eyes: while working
     "channels:read",  # conversations.info: public or Slack Connect
@@ -36,6 +37,7 @@ NEEDED_SCOPES = {
 }
 NEEDED_EVENTS = {
     "app_mention", "reaction_added", "reaction_removed", "message.im", "app_home_opened",
+    "assistant_thread_started",
 }  # fmt: skip
 
 

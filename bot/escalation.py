@@ -52,6 +52,12 @@ def involved_collections(answer: Answer) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def offers_help(config: Config, answer: Answer) -> bool:
+    """Whether "Still need help?" is offered with `answer`: the collections involved have
+    owners to ask."""
+    return bool(owners_of(config, involved_collections(answer)))
+
+
 async def handle_escalation(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
     config = (await deps.runtime.current()).config
     reply_ts = press.value if MESSAGE_TS.match(press.value) else press.message_ts

@@ -16,7 +16,7 @@ import time
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import involved_collections, owners_of
+from bot.escalation import offers_help
 from bot.events import Turn
 from bot.failures import log_failure
 from bot.leases import Lease
@@ -245,8 +245,8 @@ async def _answer(
         started = time.perf_counter()
         answer = await ask(live.answerer, question, scope, context, turn.user, report)
         deps.metrics.answered(answer, time.perf_counter() - started)
-        owners = owners_of(live.config, involved_collections(answer))
-        return render_answer(answer, live.config.feedback, escalate=bool(owners)), answer
+        escalate = offers_help(live.config, answer)
+        return render_answer(answer, live.config.feedback, escalate=escalate), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.
         log.exception("answering event %s in %s failed", turn.event_id, turn.channel)

@@ -10,7 +10,7 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import involved_collections, owners_of
+from bot.escalation import offers_help
 from bot.events import Reaction
 from bot.leases import Lease
 from bot.render.feedback import thanks_for_wrong
@@ -98,8 +98,8 @@ async def _thank_for_wrong(
     bot_user_id: str | None,
 ) -> None:  # fmt: skip
     config = (await deps.runtime.current()).config
-    owned = owners_of(config, involved_collections(record.answer))
-    thanks = thanks_for_wrong(bot_user_id, record.reply_ts if owned else None)
+    escalate = record.reply_ts if offers_help(config, record.answer) else None
+    thanks = thanks_for_wrong(bot_user_id, escalate)
     await tell(client, record.channel, answer_thread(record), user, thanks)
 
 

@@ -10,7 +10,7 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import involved_collections, owners_of
+from bot.escalation import offers_help
 from bot.failures import log_failure
 from bot.interactive import ButtonPress
 from bot.leases import Lease
@@ -36,8 +36,8 @@ async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: Button
         await tell(client, press.channel, press.thread_ts, press.user, already_shared())
         return
     async with Lease(deps.store, key, deps.owner, claim, deps.renew_every) as lease:
-        owners = owners_of(live.config, involved_collections(record.answer))
-        message = shared(render_answer(record.answer, live.config.feedback, escalate=bool(owners)),
+        escalate = offers_help(live.config, record.answer)
+        message = shared(render_answer(record.answer, live.config.feedback, escalate=escalate),
                          record.asker)  # fmt: skip
         try:
             response = await client.chat_postMessage(channel=record.channel,

@@ -25,6 +25,7 @@ from bot.home import handle_home_opened
 from bot.interactive import (
     SHORTCUT,
     SLASH_COMMAND,
+    ButtonPress,
     parse_button,
     parse_command,
     parse_shortcut,
@@ -46,6 +47,14 @@ log = logging.getLogger("docbot.slack")
 PRE_CLAIM = "docbot_claim"  # Bolt context key: what claim_before_ack found
 # Slack retries an unacknowledged event three times (X-Slack-Retry-Num 1 to 3, over ~5 minutes).
 LAST_SLACK_RETRY = 3
+
+# A press of one of docbot's buttons, handled after its ack.
+ButtonHandler = Callable[[ListenerDeps, AsyncWebClient, ButtonPress], Awaitable[None]]
+BUTTONS: dict[str, ButtonHandler] = {
+    FEEDBACK_ACTION: handle_feedback_press,
+    ESCALATE_ACTION: handle_escalation,
+    SHARE_ACTION: handle_share,
+}
 
 __all__ = ["Answerer", "InFlight", "ListenerDeps", "register"]
 
@@ -126,14 +135,17 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             elif turn is not None:
                 await handle_turn(deps, counted(client), turn, context.get(PRE_CLAIM))
 
-    async def on_feedback_button(
-        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
-    ) -> None:
-        with deps.in_flight.track():
-            await ack()
-            press = parse_button(body, FEEDBACK_ACTION)
-            if press is not None:
-                await handle_feedback_press(deps, counted(client), press)
+    def on_button(action_id: str, handle: ButtonHandler) -> Callable[..., Awaitable[None]]:
+        """The listener of one of docbot's buttons: acknowledged at once, then handled."""
+
+        async def on_press(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+            with deps.in_flight.track():
+                await ack()
+                press = parse_button(body, action_id)
+                if press is not None:
+                    await handle(deps, counted(client), press)
+
+        return on_press
 
     async def on_feedback_reason(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
@@ -164,20 +176,6 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
 
-    async def on_escalate(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        with deps.in_flight.track():
-            await ack()
-            press = parse_button(body, ESCALATE_ACTION)
-            if press is not None:
-                await handle_escalation(deps, counted(client), press)
-
-    async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        with deps.in_flight.track():
-            await ack()
-            press = parse_button(body, SHARE_ACTION)
-            if press is not None:
-                await handle_share(deps, counted(client), press)
-
     async def on_other_interaction(ack: AsyncAck, body: dict[str, Any]) -> None:
         # A button or modal of an older docbot message: acknowledged, so Slack shows no error.
         await ack()
@@ -192,10 +190,9 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.event("assistant_thread_started")(on_thread_started)
     app.command(SLASH_COMMAND)(on_command)
     app.shortcut(SHORTCUT)(on_shortcut)
-    app.action(FEEDBACK_ACTION)(on_feedback_button)
     app.view_submission(REASON_VIEW)(on_feedback_reason)
-    app.action(ESCALATE_ACTION)(on_escalate)
-    app.action(SHARE_ACTION)(on_share)
+    for action_id, handle in BUTTONS.items():
+        app.action(action_id)(on_button(action_id, handle))
     app.action(re.compile(r".*"))(on_other_interaction)
     app.view(re.compile(r".*"))(on_other_interaction)
     app.event(re.compile(r".+"))(on_other)  # registered last: listeners match in order

@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from grounding.generators.terms import CJK, identifiers, terms
 from retrieval.text.slack import markup_words
+from retrieval.text.words import SPANISH_WORDS
 
 
 class Kind(StrEnum):
@@ -65,14 +66,8 @@ _QUESTION_WORD = re.compile(
     r"|will|would|has|have|any)\b",
     re.IGNORECASE,
 )
-# Spanish function words: two of them, or Spanish punctuation and letters, mark a question
-# written in Spanish. They are never anchors.
-_SPANISH_TEXT = """
-    el la los las lo de del al en por para con un una unos es son y o que qué cómo como cuál
-    cual se mi mis su sus me yo tu uso hay está este esta
-"""
-_SPANISH = frozenset(_SPANISH_TEXT.split())
-SPANISH_WORDS = _SPANISH  # Spanish function words: the verifier tells a claim's language with them
+# Two Spanish function words (retrieval.text.words.SPANISH_WORDS), or Spanish punctuation and
+# letters, mark a question written in Spanish. They are never anchors.
 _SPANISH_MARK = re.compile(r"[¿¡ñáéíóú]", re.IGNORECASE)
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
 _CC_MENTION = re.compile(r"\bcc:?\s*(?=<@)", re.IGNORECASE)  # "cc <@U0BOB>": addressing people
@@ -99,7 +94,7 @@ def language(text: str) -> str:
     if CJK.search(text):
         return "zh"
     words = re.findall(r"[^\W\d_]+", text.lower())
-    if _SPANISH_MARK.search(text) or sum(w in _SPANISH for w in words) >= 2:
+    if _SPANISH_MARK.search(text) or sum(w in SPANISH_WORDS for w in words) >= 2:
         return "es"
     return "en"
 
@@ -153,7 +148,7 @@ def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:
         tokens = [w for w in words if w and w.isascii()]
     for token in tokens:
         code_like = bool(re.search(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}", token))
-        english = token.lower() not in _SPANISH and set(terms(token)) <= vocabulary
+        english = token.lower() not in SPANISH_WORDS and set(terms(token)) <= vocabulary
         if lang == "zh" or code_like or english:
             kept.append(token)
     if _DEFAULT_ELSEWHERE.search(text):

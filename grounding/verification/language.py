@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
-from grounding.generators.question import SPANISH_WORDS
 from retrieval.text import STOPWORDS, has_cjk
+from retrieval.text.tokenizer import LETTER_RUN
+from retrieval.text.words import SPANISH_WORDS
 
 _CODE = re.compile(r"`[^`\n]*`")
-_WORD = re.compile(r"[^\W\d_]+")
 
 
 def in_other_language(claim: str, evidence: str) -> bool:
@@ -25,7 +25,7 @@ def _language(text: str) -> str:
     prose = _CODE.sub(" ", text)
     if has_cjk(prose):
         return "zh"
-    words = _WORD.findall(prose.casefold())
+    words = LETTER_RUN.findall(prose.casefold())
     english = sum(w in STOPWORDS for w in words)
     spanish = sum(w in SPANISH_WORDS for w in words)
     return "es" if spanish > english else "en"

@@ -50,6 +50,14 @@ _FOREIGN_FUNCTION_WORDS = """
 QUESTION_STOPWORDS = (
     STOPWORDS | frozenset(_QUESTION_FILLERS.split()) | frozenset(_FOREIGN_FUNCTION_WORDS.split())
 )
+# Spanish function words. The extractive generator reads two of them in a question as a question
+# written in Spanish (and never makes them anchors); the verifier counts them against English
+# function words to tell a claim's language from its evidence's.
+_SPANISH_TEXT = """
+    el la los las lo de del al en por para con un una unos es son y o que qué cómo como cuál
+    cual se mi mis su sus me yo tu uso hay está este esta
+"""
+SPANISH_WORDS = frozenset(_SPANISH_TEXT.split())
 # Chinese and Japanese question words and particles: a run of CJK text is split at them before
 # its bigrams are taken, so "如何回滚部署" asks about 回滚部署 and not about 如何 or 何回.
 _CJK_FUNCTION_TEXT = """

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 
 from grounding.evidence import EvidenceItem, EvidencePacket
 from retrieval.text import nfkc
-from retrieval.text.markup import ATX_HEADING, FENCE, LIST_MARKER
+from retrieval.text.markup import ATX_HEADING, BULLET, FENCE, LIST_MARKER
 from retrieval.text.sentences import sentence_spans
 
 # Markup at a line's start: headings, block quotes, bullets and numbered items, table pipes, and
 # a Python console's prompts (`>>> `, `... `), which a one-line example leaves out.
 _LINE_MARKUP = re.compile(
-    r"^[ \t]*(?:>>>[ \t]?|\.\.\.[ \t]+|#{1,6}[ \t]+|>[ \t]?|(?:[-*+•]|\d{1,3}[.)])[ \t]+)+", re.M
+    r"^[ \t]*(?:>>>[ \t]?|\.\.\.[ \t]+|#{1,6}[ \t]+|>[ \t]?|"
+    rf"(?:{BULLET}|\d{{1,3}}[.)])[ \t]+)+",
+    re.M,
 )
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _REST_LINK = re.compile(r"`([^`<\n]+?)\s*<[^>\n]+>`_{1,2}")
@@ -67,8 +69,7 @@ class _Form:
 def quote_form(text: str) -> str:
     """`text` with only whitespace, markup and typography normalised: what quotes match in."""
     text = _FENCE_LINE.sub("", nfkc(text).translate(_TYPOGRAPHY))
-    text = _LINE_MARKUP.sub("", text)
-    text = _REST_LINK.sub(r"\1", _MD_LINK.sub(r"\1", text))
+    text = without_links(_LINE_MARKUP.sub("", text))
     text = _EMPHASIS.sub("", _REST_ROLE.sub("", text))
     text = _CODE_SPACE.sub(r"\1", " ".join(text.split()))
     return _TRAILING_COMMA.sub("", text)
@@ -129,7 +130,7 @@ def _blocks(text: str) -> list[str]:
 
 def quote_parts(quote: str) -> tuple[str, ...]:
     """The quote's parts in quote form, split where "..." marks text left out; () if empty."""
-    form = quote_form(quote.translate(_TYPOGRAPHY))
+    form = quote_form(quote)
     parts = (p.strip(_EDGES) for p in _ELLIPSIS.split(form))
     return tuple(p for p in parts if any(c.isalnum() for c in p))
 

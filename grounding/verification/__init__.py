@@ -4,7 +4,7 @@ claim against its quotes (identifiers, values and numbers, negation, language, c
 
 from __future__ import annotations
 
-from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, content_words
+from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD
 from grounding.verification.identifiers import exact_tokens
 from grounding.verification.quotes import occurs, quote_form
 from grounding.verification.response import (
@@ -24,7 +24,6 @@ __all__ = [
     "Verdict",
     "Verification",
     "check",
-    "content_words",
     "evidence_text",
     "exact_tokens",
     "normalize_label",

@@ -50,12 +50,6 @@ def coverage(claim: str, evidence: str) -> tuple[tuple[str, ...], tuple[str, ...
     return tuple(sorted(found)), tuple(sorted(_raw_words(claim) - found))
 
 
-@functools.lru_cache(maxsize=64)
-def content_words(text: str, *, keep_stopwords: bool = False) -> frozenset[str]:
-    """Distinct casefolded, suffix-folded words of letters; stopwords dropped unless kept."""
-    return frozenset((EVIDENCE_WORDS if keep_stopwords else CLAIM_WORDS)(text))
-
-
 @functools.lru_cache(maxsize=256)
 def _raw_words(text: str) -> frozenset[str]:
     return frozenset(_RAW_CLAIM_WORDS(text))

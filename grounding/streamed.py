@@ -19,8 +19,8 @@ from grounding.evidence import EvidencePacket
 from grounding.incremental import ClaimSeen, ResponseReader, StatusSeen
 from grounding.progress import Checking, Report, Verified
 from grounding.schema import GroundedClaim, GroundedResponse
-from grounding.verification import Verification, verify
-from grounding.verification.response import Kept, Numbering, check_claim
+from grounding.verification import Verification
+from grounding.verification.response import Kept, Numbering, check_claim, not_found_reason
 from retrieval.chunks import Chunk
 from retrieval.text import normalize_text
 
@@ -62,8 +62,8 @@ class StreamedClaims:
         self.verify_seconds += time.perf_counter() - started
 
     def result(self, last: GroundedResponse) -> Verification:
-        """The answer's verification: the claims shown, or, when none was, the batch verdict on
-        the last response (its not-found message), with every claim dropped on the way."""
+        """The answer's verification: the claims shown, or, when none was, the last response's
+        not-found reason (the batch verdict's), with every claim dropped on the way."""
         if self.claims:
             return Verification(
                 AnswerStatus.ANSWERED,
@@ -72,8 +72,10 @@ class StreamedClaims:
                 tuple(self.dropped),
                 None,
             )
-        verdict = verify(last, self._packet, self._url_for)
-        return Verification(AnswerStatus.NOT_FOUND, (), (), tuple(self.dropped), verdict.reason)
+        # No claim was kept, so each of the last response's was dropped: only the reason is left
+        # to choose, without checking its claims a second time.
+        reason = not_found_reason(last)
+        return Verification(AnswerStatus.NOT_FOUND, (), (), tuple(self.dropped), reason)
 
 
 class ResponseFeed:

@@ -73,10 +73,8 @@ def verify(
     """Keep only the claims that cite packet labels, quote what they cite, and are supported."""
     # First, status and claims must agree: an insufficient response shows no claims (any next to
     # it contradict the status), and an answered one must make at least one.
-    if response.status == "insufficient_context":
-        return _not_found(NoAnswer.NOT_IN_DOCS, ())
-    if not response.claims:
-        return _not_found(NoAnswer.NO_CLAIMS, ())
+    if response.status == "insufficient_context" or not response.claims:
+        return _not_found(not_found_reason(response), ())
     kept: list[Kept] = []
     dropped: list[DroppedClaim] = []
     for claim in response.claims:
@@ -86,9 +84,19 @@ def verify(
         else:
             dropped.append(checked)
     if not kept:
-        return _not_found(NoAnswer.UNVERIFIED, tuple(dropped))
+        return _not_found(not_found_reason(response), tuple(dropped))
     claims, sources = _number(kept, url_for)
     return Verification(AnswerStatus.ANSWERED, claims, sources, tuple(dropped), None)
+
+
+def not_found_reason(response: GroundedResponse) -> NoAnswer:
+    """Why nothing of `response` is shown, when none of its claims was kept: it said the
+    evidence is insufficient, made no claim, or every claim it made was dropped."""
+    if response.status == "insufficient_context":
+        return NoAnswer.NOT_IN_DOCS
+    if not response.claims:
+        return NoAnswer.NO_CLAIMS
+    return NoAnswer.UNVERIFIED
 
 
 def check_claim(claim: GroundedClaim, packet: EvidencePacket) -> Kept | DroppedClaim:

@@ -25,13 +25,19 @@ log = logging.getLogger("docbot.slack")
 
 async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
     live = await deps.runtime.current()
-    record = await asyncio.to_thread(
-        deps.store.find_answer, press.team, press.channel, press.message_ts
-    )
-    if record is None or record.asker != press.user:
-        return  # only the asker sees a private answer, so only they can press its button
-    key = EventKey(f"share:{record.team}:{record.channel}:{record.reply_ts}")
-    claim = await asyncio.to_thread(deps.store.claim, key, deps.owner)
+    try:
+        record = await asyncio.to_thread(
+            deps.store.find_answer, press.team, press.channel, press.message_ts
+        )
+        if record is None or record.asker != press.user:
+            return  # only the asker sees a private answer, so only they can press its button
+        key = EventKey(f"share:{record.team}:{record.channel}:{record.reply_ts}")
+        claim = await asyncio.to_thread(deps.store.claim, key, deps.owner)
+    except Exception:
+        # The edge catches broadly (an unreachable or damaged store) so the asker hears back.
+        log.exception("sharing the answer %s/%s failed", press.channel, press.message_ts)
+        await tell(client, press.channel, press.thread_ts, press.user, share_failed())
+        return
     if not claim.granted:
         await tell(client, press.channel, press.thread_ts, press.user, already_shared())
         return

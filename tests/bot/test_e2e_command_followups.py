@@ -1,13 +1,18 @@
 """What follows a private `/docbot` answer: the "Still need help?" note and the word after the
 "what was wrong?" modal go to the channel, never to a thread named by the command's ledger key
-(a `/docbot` question is no message, so its answer has no thread).
+(a `/docbot` question is no message, so its answer has no thread); a Share the store cannot
+serve tells the asker so.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from bot.app import Answerer
+from bot.render.commands import SHARE_ACTION
 from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import CATEGORY_ACTION, CATEGORY_BLOCK, FEEDBACK_ACTION, REASON_VIEW
 from bot.store import SQLiteAnswerStore
@@ -73,5 +78,23 @@ def test_app_reason_for_a_private_answer_is_thanked_in_the_channel(
         thanks = (await slack.wait_for("chat.postEphemeral", 2))[1]
         assert "Thanks, I saved what was wrong" in thanks.params["text"]
         assert thanks.params["channel"] == GENERAL and "thread_ts" not in thanks.params
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_share_with_a_damaged_store_tells_the_asker_it_failed(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore, tmp_path: Path
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        private_ts = await _private_answer(slack, app, "how do I roll back a deploy?")
+        await until(lambda: store.find_answer(TEAM, GENERAL, private_ts) is not None)
+        with contextlib.closing(sqlite3.connect(tmp_path / "answers.sqlite3")) as conn, conn:
+            conn.execute("UPDATE answers SET answer_json = 'not an answer'")
+        await app.interact(_pressed(SHARE_ACTION, "share", private_ts))
+        failed = (await slack.wait_for("chat.postEphemeral", 2))[1]
+        assert "could not post the answer in the channel" in failed.params["text"]
+        assert slack.posted() == []
 
     run(config, answerer, store, scenario)

@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bot.settings import Settings
-from bot.store.postgres_lock import build_lock
 from bot.store.select import database_url
 from retrieval.artifact import Published, builder_lock, publish
 from retrieval.build import Progress, Sync
@@ -48,6 +47,8 @@ def one_builder(
     url = database_url(config, Settings.from_env(database))
     with contextlib.ExitStack() as held:
         if url is not None:
+            from bot.store.postgres_lock import build_lock  # only with PostgreSQL: see bot.store
+
             held.enter_context(build_lock(url, waiting))
         held.enter_context(builder_lock(folder, waiting))
         yield

@@ -2,8 +2,12 @@
 
 The contract (bot/store/contract.py) is what the Slack app depends on; `SQLiteAnswerStore` is the
 embedded default, `PostgresAnswerStore` the one several replicas share (bot/store/select.py picks).
-Everything callers need is importable from here.
+Everything callers need is importable from here. The PostgreSQL store (SQLAlchemy, asyncpg:
+about half a second to import) is imported when first asked for, so a command that never opens
+it, such as `docbot search`, does not pay for it.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from bot.store.contract import (
     BUTTON_MARK,
@@ -30,8 +34,19 @@ from bot.store.contract import (
     StoreError,
     StoreUnavailable,
 )
-from bot.store.postgres import PostgresAnswerStore
 from bot.store.sqlite import SQLiteAnswerStore
+
+if TYPE_CHECKING:
+    from bot.store.postgres import PostgresAnswerStore
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PostgresAnswerStore":
+        from bot.store.postgres import PostgresAnswerStore
+
+        return PostgresAnswerStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BUTTON_MARK",

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from bot.settings import Settings
 from bot.store.contract import AnswerStore
-from bot.store.postgres import PostgresAnswerStore
 from bot.store.sqlite import SQLiteAnswerStore
 from retrieval.config import Config
 
@@ -32,6 +31,8 @@ def open_store(config: Config, settings: Settings) -> AnswerStore:
     url = database_url(config, settings)
     if url is None:
         return SQLiteAnswerStore(sqlite_path(config))
+    from bot.store.postgres import PostgresAnswerStore  # only when asked for: see __init__
+
     store = PostgresAnswerStore(url)
     log.info("answer store: PostgreSQL at %s", store.where)
     return store

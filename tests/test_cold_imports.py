@@ -12,7 +12,7 @@ def test_the_cli_imports_no_postgresql_driver_until_one_is_needed() -> None:
         "import sys, bot.cli\n"
         "print(sorted(m for m in ('sqlalchemy', 'asyncpg') if m in sys.modules))\n"
         "from bot.store import PostgresAnswerStore\n"
-        "print(PostgresAnswerStore.__name__, 'asyncpg' in sys.modules)\n"
+        "print(PostgresAnswerStore.__name__, 'sqlalchemy' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.render.answers import claim_section, tail_blocks
-from bot.render.text import context
+from bot.render.text import ELLIPSIS, context, count
 from grounding.answer import Answer, Claim, Source
 from grounding.progress import AnswerEvent, Checking, Reading, Searching, Verified
 from retrieval.config import FeedbackConfig
 
 # Slack shows at most this many loading messages and cuts long ones; collection lists are long.
 STATUS_CHARS = 120
-ELLIPSIS = "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +40,9 @@ def status_for(event: AnswerEvent) -> Status | None:
             where = ", ".join(names) if names else "the docs"
             return _status(f"Searching {where}{ELLIPSIS}")
         case Reading(passages=n):
-            return _status(f"Reading {_count(n, 'passage')}{ELLIPSIS}")
+            return _status(f"Reading {count(n, 'passage')}{ELLIPSIS}")
         case Checking(claims=n):
-            return _status(f"Checking {_count(n, 'claim')}{ELLIPSIS}")
+            return _status(f"Checking {count(n, 'claim')}{ELLIPSIS}")
         case Verified():
             return None
 
@@ -67,8 +66,4 @@ def stream_tail(answer: Answer, feedback: FeedbackConfig) -> tuple[dict[str, Any
 
 def more_claims_note(hidden: int) -> dict[str, Any]:
     """Ends a streamed answer that had more verified claims than one message can hold."""
-    return context(f"{ELLIPSIS} {_count(hidden, 'more claim')} not shown: the answer was too long.")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+    return context(f"{ELLIPSIS} {count(hidden, 'more claim')} not shown: the answer was too long.")

@@ -189,14 +189,14 @@ def test_without_a_sitemap_links_are_followed_on_the_host_only(
 def test_slow_and_non_html_pages_are_skipped_with_a_reason(
     tmp_path: Path, site: SiteServer
 ) -> None:
-    site.pages["/guide/slow/"] = Page(html("Slow", "<p>late</p>"), delay=3.0)
+    site.pages["/guide/slow/"] = Page(html("Slow", "<p>late</p>"), delay=1.5)
     site.pages["/guide/data.json"] = Page("{}", content_type="application/json")
     site.sitemap("/guide/quickstart/", "/guide/slow/", "/guide/data.json")
     config = _config(tmp_path, site, "    exclude: []\n")
     from retrieval import site_source
 
     home = config.collection("product").folder.parent
-    done = site_source.sync_site(home, f"{site.url}/", ("/guide/**",), (), timeout=1.0)
+    done = site_source.sync_site(home, f"{site.url}/", ("/guide/**",), (), timeout=0.5)
     assert any("slow" in note and "no answer" in note for note in done.notes)
     assert any("data.json" in note and "application/json" in note for note in done.notes)
 

@@ -11,7 +11,8 @@ import pytest
 
 from bot.cli import main
 from grounding.gate import fitted_min_scope
-from tests.grounding.fake_openai import FakeOpenAI, answer, fake_in_thread
+from tests.bot.cli_harness import indexed_handbook, model_server_env
+from tests.grounding.fake_openai import FakeOpenAI, answer
 
 CONFIG = """\
 teams: [T1]
@@ -43,23 +44,13 @@ def _service_page(i: int) -> str:
 
 @pytest.fixture
 def indexed(tmp_path: Path) -> Path:
-    handbook = tmp_path / "handbook"
-    handbook.mkdir()
-    for name, text in DOCS.items():
-        (handbook / name).write_text(text, encoding="utf-8")
-    for i in range(fitted_min_scope()):
-        (handbook / f"service-{i}.md").write_text(_service_page(i), encoding="utf-8")
-    config = tmp_path / "docbot.yml"
-    config.write_text(CONFIG, encoding="utf-8")
-    assert main(["index", "--config", str(config)]) == 0
-    return config
+    services = {f"service-{i}.md": _service_page(i) for i in range(fitted_min_scope())}
+    return indexed_handbook(tmp_path, CONFIG, {**DOCS, **services})
 
 
 @pytest.fixture
 def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    with fake_in_thread() as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    with model_server_env(monkeypatch) as fake:
         yield fake
 
 

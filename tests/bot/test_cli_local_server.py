@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from tests.bot.cli_harness import indexed_handbook, model_server_env
 from tests.grounding.fake_local_servers import asks_json_object, without_json_schema
-from tests.grounding.fake_openai import FakeOpenAI, answer, fake_in_thread
+from tests.grounding.fake_openai import FakeOpenAI, answer
 
 CONFIG = """\
 teams: [T1]
@@ -28,22 +29,15 @@ CLAIM = "To roll back a deploy, run `deployctl rollback --to PREVIOUS`."
 
 @pytest.fixture
 def indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    handbook = tmp_path / "handbook"
-    handbook.mkdir()
-    (handbook / "deploy.md").write_text(f"# Rollback\n\n{CLAIM}\n", encoding="utf-8")
-    config = tmp_path / "docbot.yml"
-    config.write_text(CONFIG, encoding="utf-8")
-    assert main(["index", "--config", str(config)]) == 0
+    config = indexed_handbook(tmp_path, CONFIG, {"deploy.md": f"# Rollback\n\n{CLAIM}\n"})
     capsys.readouterr()
     return config
 
 
 @pytest.fixture
 def llama_cpp(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    with fake_in_thread() as fake:
+    with model_server_env(monkeypatch, api_key="unused") as fake:
         fake.respond = without_json_schema("llama.cpp")
-        monkeypatch.setenv("OPENAI_API_KEY", "unused")
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
         yield fake
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from tests.grounding.fake_openai import FakeOpenAI, Reply, fake_in_thread, json_body, raw_body
+from tests.bot.cli_harness import ROLLBACK_PAGE, indexed_handbook, model_server_env
+from tests.grounding.fake_openai import FakeOpenAI, Reply, json_body, raw_body
 
 CONFIG = """\
 teams: [T1]
@@ -21,24 +22,14 @@ QUESTION = "How do I roll back a deploy?"
 
 @pytest.fixture
 def indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    handbook = tmp_path / "handbook"
-    handbook.mkdir()
-    (handbook / "deploy.md").write_text(
-        "# Rollback\n\nTo roll back a deploy, run `deployctl rollback --to PREVIOUS`.\n",
-        encoding="utf-8",
-    )
-    config = tmp_path / "docbot.yml"
-    config.write_text(CONFIG, encoding="utf-8")
-    assert main(["index", "--config", str(config)]) == 0
+    config = indexed_handbook(tmp_path, CONFIG, ROLLBACK_PAGE)
     capsys.readouterr()
     return config
 
 
 @pytest.fixture
 def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    with fake_in_thread() as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    with model_server_env(monkeypatch) as fake:
         yield fake
 
 

@@ -17,13 +17,22 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from bot.app import Answerer
+from bot.render.feedback import (
+    CATEGORY_ACTION,
+    CATEGORY_BLOCK,
+    DETAIL_ACTION,
+    DETAIL_BLOCK,
+    REASON_VIEW,
+)
 from bot.store import AnswerStore
 from grounding.answer import Answer
 from retrieval.config import Config
 from retrieval.scopes import Scope
+from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.fake_slack import Call, FakeSlack
 from tests.bot.harness import (
+    ASKER,
     GENERAL,
     RunningApp,
     fake_slack,
@@ -161,6 +170,21 @@ async def wait_for_replies(slack: FakeSlack, count: int = 1, timeout: float = 10
 
     await until(lambda: len(sent()) >= count, timeout)
     return sent()
+
+
+def reason_submission(metadata: str, category: str | None, detail: str | None) -> dict[str, Any]:
+    """The asker sending the thumbs-down "what was wrong?" modal whose private_metadata is
+    `metadata`: `category` chosen (None: nothing chosen) and `detail` typed (None: left empty)."""
+    option = None
+    if category is not None:
+        option = {"text": {"type": "plain_text", "text": category}, "value": category}
+    values = {
+        CATEGORY_BLOCK: {CATEGORY_ACTION: {"type": "radio_buttons", "selected_option": option}},
+        DETAIL_BLOCK: {DETAIL_ACTION: {"type": "plain_text_input", "value": detail}},
+    }
+    return payloads.view_submission(
+        REASON_VIEW, values, team=TEAM, user=ASKER, private_metadata=metadata
+    )
 
 
 def posted_ts(post: Call) -> str:

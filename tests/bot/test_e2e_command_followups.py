@@ -14,12 +14,12 @@ from typing import Any
 from bot.app import Answerer
 from bot.render.commands import SHARE_ACTION
 from bot.render.escalation import ESCALATE_ACTION
-from bot.render.feedback import CATEGORY_ACTION, CATEGORY_BLOCK, FEEDBACK_ACTION, REASON_VIEW
+from bot.render.feedback import FEEDBACK_ACTION
 from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import run, until
+from tests.bot.e2e import reason_submission, run, until
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import ASKER, GENERAL, RunningApp
 from tests.bot.test_e2e_escalation import UNANSWERABLE, _notes, _with_owners
@@ -68,13 +68,8 @@ def test_app_reason_for_a_private_answer_is_thanked_in_the_channel(
         await until(lambda: store.find_answer(TEAM, GENERAL, private_ts) is not None)
         await app.interact(_pressed(FEEDBACK_ACTION, "wrong", private_ts))
         (opened,) = await slack.wait_for("views.open")
-        option = {"text": {"type": "plain_text", "text": "x"}, "value": "incomplete"}
-        values = {CATEGORY_BLOCK: {CATEGORY_ACTION: {"type": "radio_buttons",
-                                                     "selected_option": option}}}  # fmt: skip
-        await app.interact(payloads.view_submission(
-            REASON_VIEW, values, team=TEAM, user=ASKER,
-            private_metadata=opened.params["view"]["private_metadata"],
-        ))  # fmt: skip
+        metadata = opened.params["view"]["private_metadata"]
+        await app.interact(reason_submission(metadata, "incomplete", None))
         thanks = (await slack.wait_for("chat.postEphemeral", 2))[1]
         assert "Thanks, I saved what was wrong" in thanks.params["text"]
         assert thanks.params["channel"] == GENERAL and "thread_ts" not in thanks.params

@@ -12,12 +12,12 @@ import pytest
 
 from bot.app import Answerer
 from bot.render.escalation import ESCALATE_ACTION
-from bot.render.feedback import CATEGORY_ACTION, CATEGORY_BLOCK, FEEDBACK_ACTION, REASON_VIEW
+from bot.render.feedback import FEEDBACK_ACTION
 from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import PAYMENTS_CHANNEL, TEAM
-from tests.bot.e2e import ask, posted_ts, run, until
+from tests.bot.e2e import ask, posted_ts, reason_submission, run, until
 from tests.bot.fake_slack import Call, FakeSlack
 from tests.bot.harness import ASKER, GENERAL, RunningApp, reaction
 
@@ -126,13 +126,8 @@ def test_app_thumbs_down_offers_escalation_to_the_cited_collections_owners(
                                    user=ASKER, message_ts=reply_ts, thread_ts="30.000100")
         )  # fmt: skip
         (opened,) = await slack.wait_for("views.open")
-        option = {"text": {"type": "plain_text", "text": "x"}, "value": "incomplete"}
-        values = {CATEGORY_BLOCK: {CATEGORY_ACTION: {"type": "radio_buttons",
-                                                     "selected_option": option}}}  # fmt: skip
-        await app.interact(payloads.view_submission(
-            REASON_VIEW, values, team=TEAM, user=ASKER,
-            private_metadata=opened.params["view"]["private_metadata"],
-        ))  # fmt: skip
+        metadata = opened.params["view"]["private_metadata"]
+        await app.interact(reason_submission(metadata, "incomplete", None))
         (thanks,) = await slack.wait_for("chat.postEphemeral")
         button = thanks.params["blocks"][-1]["elements"][0]
         assert (button["action_id"], button["value"]) == (ESCALATE_ACTION, reply_ts)

@@ -12,10 +12,7 @@ from typing import Any
 from bot.app import Answerer
 from bot.feedback import feedback_command
 from bot.render.feedback import (
-    CATEGORY_ACTION,
     CATEGORY_BLOCK,
-    DETAIL_ACTION,
-    DETAIL_BLOCK,
     FEEDBACK_ACTION,
     REASON_VIEW,
 )
@@ -23,7 +20,7 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import ask, run, stored_reply, until
+from tests.bot.e2e import ask, reason_submission, run, stored_reply, until
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import ASKER, GENERAL, RunningApp, reaction
 
@@ -33,19 +30,6 @@ def _press(value: str, reply_ts: str, *, user: str = ASKER) -> dict[str, Any]:
         FEEDBACK_ACTION, value, team=TEAM, channel=GENERAL, user=user, message_ts=reply_ts,
         thread_ts="20.000100",
     )  # fmt: skip
-
-
-def _submit(view: dict[str, Any], category: str | None, detail: str | None) -> dict[str, Any]:
-    values: dict[str, dict[str, Any]] = {
-        CATEGORY_BLOCK: {CATEGORY_ACTION: {"type": "radio_buttons", "selected_option": None}},
-        DETAIL_BLOCK: {DETAIL_ACTION: {"type": "plain_text_input", "value": detail}},
-    }
-    if category is not None:
-        option = {"text": {"type": "plain_text", "text": category}, "value": category}
-        values[CATEGORY_BLOCK][CATEGORY_ACTION]["selected_option"] = option
-    return payloads.view_submission(
-        REASON_VIEW, values, team=TEAM, user=ASKER, private_metadata=view["private_metadata"]
-    )
 
 
 def _marks(store: SQLiteAnswerStore) -> list[tuple[str, str, str]]:
@@ -96,13 +80,17 @@ def test_app_thumbs_down_modal_round_trip_is_stored_with_the_report(
         assert _marks(store) == [("button", "wrong", ASKER)]
 
         # Without a choice Slack keeps the modal open with the problem beside the input.
-        status, body = await app.interact(_submit(view, None, "no idea"))
+        status, body = await app.interact(
+            reason_submission(view["private_metadata"], None, "no idea")
+        )
         assert status == 200 and json.loads(body)["response_action"] == "errors"
         assert CATEGORY_BLOCK in json.loads(body)["errors"]
         await app.settle()
         assert store.feedback_entries(wrong_only=True)[0].reasons == ()
 
-        status, body = await app.interact(_submit(view, "outdated", "  step 3 is gone now "))
+        status, body = await app.interact(
+            reason_submission(view["private_metadata"], "outdated", "  step 3 is gone now ")
+        )
         assert status == 200 and body in ("", "{}")  # the modal closes
         await until(lambda: bool(store.feedback_entries(wrong_only=True)[0].reasons))
         (reason,) = store.feedback_entries(wrong_only=True)[0].reasons

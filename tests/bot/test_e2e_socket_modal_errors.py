@@ -13,30 +13,21 @@ from pydantic import SecretStr
 
 from bot.app import Answerer
 from bot.render.feedback import (
-    CATEGORY_ACTION,
     CATEGORY_BLOCK,
-    DETAIL_ACTION,
-    DETAIL_BLOCK,
-    REASON_VIEW,
 )
 from bot.serve import run_serve
 from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
-from tests.bot.harness import ASKER, GENERAL, fake_slack, mention, settings_for, with_channels
+from tests.bot.e2e import reason_submission
+from tests.bot.harness import GENERAL, fake_slack, mention, settings_for, with_channels
 
 
 def _unchosen() -> dict[str, Any]:
     """The thumbs-down modal sent without choosing what was wrong."""
-    values: dict[str, dict[str, Any]] = {
-        CATEGORY_BLOCK: {CATEGORY_ACTION: {"type": "radio_buttons", "selected_option": None}},
-        DETAIL_BLOCK: {DETAIL_ACTION: {"type": "plain_text_input", "value": "no idea"}},
-    }
     metadata = json.dumps({"team": TEAM, "channel": GENERAL, "reply_ts": "20.000200"})
-    return payloads.view_submission(
-        REASON_VIEW, values, team=TEAM, user=ASKER, private_metadata=metadata
-    )
+    return reason_submission(metadata, None, "no idea")
 
 
 def test_socket_mode_sends_the_modal_errors_in_the_envelope_ack(

@@ -4,6 +4,7 @@ the way ingestion reads them."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,3 +43,11 @@ def read_sources(collection: CollectionConfig) -> list[SourceText]:
         for path in find_files(collection).paths
         if isinstance(source := read_source(collection, path, MAX_BYTES), SourceText)
     ]
+
+
+def corpora_absent() -> bool:
+    """Whether ../shared/corpora is missing, having said so on stderr (the caller exits 2)."""
+    if CORPORA.is_dir():
+        return False
+    print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    return True

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.corpora import CORPORA, corpora_absent
 from grounding.answer import Answer, AnswerStatus
 from grounding.evaluation.questions import read_questions
 from grounding.evaluation.scoring import (
@@ -51,7 +52,6 @@ from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "benchmarks" / "questions"
-CORPORA = REPO / ".." / "shared" / "corpora"
 # Set name -> (folder under ../shared/corpora, globs left out of the collection).
 SETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "httpx": ("httpx-docs", ()),
@@ -169,8 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.misses and args.split != "train":
         print("--misses lists train-split questions only: test is for measuring", file=sys.stderr)
         return 2
-    if not CORPORA.is_dir():
-        print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    if corpora_absent():
         return 2
     generator = ExtractiveGenerator()
     everything: list[tuple[Question, Answer, float]] = []

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.dev_questions import CORPORA, SETS, corpus_config, load_questions
+from benchmarks.corpora import corpora_absent
+from benchmarks.dev_questions import SETS, corpus_config, load_questions
 from bot.runtime import make_pipeline
 from grounding.generators.extractive import ExtractiveGenerator
 from retrieval.index import Index, build_index
@@ -53,8 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", nargs="*", choices=sorted(SETS), default=["httpx", "python"])
     parser.add_argument("--state", type=Path, default=Path("/tmp/docbot-gate-cost"))
     args = parser.parse_args(argv)
-    if not CORPORA.is_dir():
-        print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    if corpora_absent():
         return 2
     for corpus in args.corpus:
         print(measure(corpus, args.state), flush=True)

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.corpora import corpora_absent
 from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions
 from grounding.gate import fitted_thresholds, nearness, setup_key
 from retrieval.config import Config, load_config
@@ -79,8 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state", type=Path, default=Path("/tmp/docbot-gate-scale"))
     args = parser.parse_args(argv)
-    if not CORPORA.is_dir():
-        print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    if corpora_absent():
         return 2
     thresholds = fitted_thresholds()
     django = load_questions("django")

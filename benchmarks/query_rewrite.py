@@ -41,8 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.corpora import corpora_absent
 from benchmarks.dev_questions import (
-    CORPORA,
     QUESTIONS,
     SETS,
     corpus_config,
@@ -220,8 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="take out of each rewrite the answer strings its question does not hold",
     )
     args = parser.parse_args(argv)
-    if not CORPORA.is_dir():
-        print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    if corpora_absent():
         return 2
     everything: list[tuple[Item, dict[str, int | None]]] = []
     call_ms: list[float] = []

@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.corpora import corpora_absent
 from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions
 from grounding.gate import GATE_HITS, THRESHOLDS_FILE, nearness, setup_key
 from retrieval.config import Config, load_config
@@ -111,8 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--corpus", nargs="*", choices=sorted(SETS), default=sorted(SETS))
     args = parser.parse_args(argv)
-    if not CORPORA.is_dir():
-        print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    if corpora_absent():
         return 2
     points, sizes = measure(args.corpus, args.state)
     thresholds, report = {}, {}

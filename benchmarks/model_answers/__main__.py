@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.dev_questions import CORPORA
+from benchmarks.corpora import corpora_absent
 from benchmarks.model_answers.answers import CORPUS_NAMES, load_answers
 from benchmarks.model_answers.figures import figures, misses, table
 from benchmarks.model_answers.run import APIS, ClaimOutcome, replay, replay_config
@@ -30,8 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.misses and args.split != "train":
         print("--misses lists train-split answers only: test is for measuring", file=sys.stderr)
         return 2
-    if not CORPORA.is_dir():
-        print(f"../shared is absent: no corpora at {CORPORA}", file=sys.stderr)
+    if corpora_absent():
         return 2
     everything: list[ClaimOutcome] = []
     for api in args.api:

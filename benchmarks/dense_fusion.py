@@ -19,7 +19,7 @@ The fit maximises the mean of the two training sets' MRR@10; the reports are on 
 held-out articles and the dev sets' `test` split. The Django FAQ (54 questions, question
 headings removed; benchmarks/django_faq.py) is only reported: it is too small to fit on.
 
-    python benchmarks/dense_fusion.py [--distractors] [--questions N] [--no-dev]
+    python -m benchmarks.dense_fusion [--distractors] [--questions N] [--no-dev]
 """
 
 from __future__ import annotations

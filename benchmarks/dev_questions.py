@@ -13,7 +13,7 @@ Measures, per corpus and overall:
 - gold in claim: a claim holds an expected string (whatever it cites);
 - pipeline p50 / p95 (ms, the whole `AnswerPipeline.answer` call).
 
-    python benchmarks/dev_questions.py [--split train|test|all] [--corpus NAME ...]
+    python -m benchmarks.dev_questions [--split train|test|all] [--corpus NAME ...]
         [--state DIR] [--misses]
 """
 

@@ -161,13 +161,9 @@ def sync_git(home: Path, url: str, branch: str | None, now: Clock, timeout: floa
         if not revision:
             raise GitError("the clone has no commit checked out")
     except (GitError, OSError) as exc:
-        failing_since = str(state.get("failing_since") or _iso(now()))
         error = str(exc) if isinstance(exc, GitError) else f"{exc.strerror or exc}"
-        _write_state(home, {**state, "failing_since": failing_since, "error": error})
-        last = str(state.get("last_success", "")) if before else ""
-        return SyncOutcome("", source, before, before, last, error, failing_since)
-    synced = _iso(now())
-    _write_state(home, {"url": url, "commit": revision, "last_success": synced})
+        return _failed(home, state, "", source, before, error, now)
+    synced = _succeeded(home, {"url": url, "commit": revision}, now)
     return SyncOutcome("", source, revision, before, synced)
 
 
@@ -180,15 +176,35 @@ def _sync_site(home: Path, collection: CollectionConfig, now: Clock, timeout: fl
         done = sync_site(home, site, include, exclude, timeout)
     except SiteError as exc:
         before = snapshot_revision(read_page_map(home))
-        failing_since = str(state.get("failing_since") or _iso(now()))
-        _write_state(home, {**state, "failing_since": failing_since, "error": str(exc)})
-        last = str(state.get("last_success", "")) if before else ""
-        return SyncOutcome(collection.name, source, before, before, last, str(exc), failing_since)
-    synced = _iso(now())
-    _write_state(home, {"url": site, "revision": done.revision, "last_success": synced})
+        return _failed(home, state, collection.name, source, before, str(exc), now)
+    synced = _succeeded(home, {"url": site, "revision": done.revision}, now)
     return SyncOutcome(
         collection.name, source, done.revision, done.previous, synced, notes=done.notes
     )
+
+
+def _failed(
+    home: Path,
+    state: dict[str, Any],
+    collection: str,
+    source: str,
+    before: str,
+    error: str,
+    now: Clock,
+) -> SyncOutcome:
+    """A sync that did not work, git or site: sync.json keeps the last success and notes the
+    error and since when; the outcome keeps `before`, the last good files (if any)."""
+    failing_since = str(state.get("failing_since") or _iso(now()))
+    _write_state(home, {**state, "failing_since": failing_since, "error": error})
+    last = str(state.get("last_success", "")) if before else ""
+    return SyncOutcome(collection, source, before, before, last, error, failing_since)
+
+
+def _succeeded(home: Path, synced: dict[str, str], now: Clock) -> str:
+    """Record a sync that worked in sync.json (clearing any failure); its ISO time."""
+    moment = _iso(now())
+    _write_state(home, {**synced, "last_success": moment})
+    return moment
 
 
 def check_subdir_in(repo: Path, collection: CollectionConfig, revision: str) -> None:

@@ -161,9 +161,7 @@ class SourceSync:
             log.error("cannot sync: %s", exc)
             return Round((), local, False, str(exc))
         self._log_outcomes(outcomes, due)
-        changed = [
-            o.collection for o in outcomes if o.collection in due and o.revision != o.previous
-        ]
+        changed = [o.collection for o in outcomes if o.collection in due and o.changed]
         if not changed and not local:
             return Round(outcomes, local, False)
         try:

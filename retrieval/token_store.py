@@ -46,7 +46,7 @@ def store_name(name: str, content: str) -> str:
 
 class TokenCache:
     """Tokenizes each collection at most once per build, reusing the last build's stored tokens
-    of every unchanged file; `write` stores the collections it tokenized."""
+    of every unchanged file; `entry` stores the collections it tokenized."""
 
     def __init__(
         self,
@@ -61,8 +61,7 @@ class TokenCache:
         self._version = version  # the tokenizer's: stored tokens of another are not used
         self._tokens: dict[str, FileTokens] = {}
         self._intact: set[str] = set()  # collections whose previous store was read and checked
-        self.reused = 0  # chunks whose tokens came from the store, this build
-        self.tokenized = 0
+        self.tokenized = 0  # chunks tokenized this build (the others' tokens were stored)
 
     def corpus(self, names: Sequence[str]) -> list[list[str]]:
         """The token lists of a set's chunks, in `set_chunks` order."""
@@ -87,7 +86,6 @@ class TokenCache:
             kept = stored.get(key)
             if kept is not None and len(kept) == len(record.chunks):
                 found[key] = kept
-                self.reused += len(kept)
             else:
                 found[key] = tuple(" ".join(tokenize(index_text(c))) for c in record.chunks)
                 self.tokenized += len(record.chunks)

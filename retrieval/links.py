@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from retrieval.source_keys import site_home
+
 if TYPE_CHECKING:
     from retrieval.chunks import Chunk
     from retrieval.config import CollectionConfig, Config
@@ -97,9 +99,10 @@ def url_resolver(
     (`Index.revisions()`). A `site:` collection's passages link to their page, at the anchor of
     the nearest heading above them (the page map its last sync wrote).
     """
-    # Here, not at the top: retrieval.site_source reads the config, whose module imports this.
+    # Here, not at the top: retrieval.site_source imports retrieval.files (through the crawler),
+    # which imports the config, whose module imports this; and loading the config need not
+    # load the crawler's aiohttp.
     from retrieval.site_source import page_link, read_page_map
-    from retrieval.source_keys import site_home
 
     collections = {c.name: c for c in config.collections}
     commits = dict(revisions or {})

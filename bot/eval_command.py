@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from bot.eval_html import render_report
+from bot.eval_html import figure_rows, render_report
 from bot.runtime import make_generator, make_pipeline
 from bot.settings import Settings
 from grounding.evaluation.questions import EvalQuestion, read_questions
@@ -133,28 +133,12 @@ def describe_scope(scope: Scope) -> str:
     return f"team {scope.team_id}, {where}: {', '.join(scope.collections) or 'no collections'}"
 
 
-def share(n: int, of: int) -> str:
-    return f"{n / of:.3f} ({n}/{of})" if of else "n/a (none in the set)"
-
-
 def _print_figures(name: str, scope: Scope, f: Figures, out: TextIO) -> None:
-    dropped = ", ".join(f"{reason} {n}" for reason, n in f.dropped) or "none"
     rows = (
         ("question set", f"{name}: {f.answerable} answerable, {f.uncovered} not covered"),
         ("scope", describe_scope(scope)),
         ("generator", ", ".join(f.generators) or "none ran"),
-        ("answered right", share(f.answered_right, f.answerable)),
-        ("refused when uncovered", share(f.uncovered_refused, f.uncovered)),
-        ("answerable refused", share(f.answerable_refused, f.answerable)),
-        ("errors", str(f.errors)),
-        (
-            "gated (model not called)",
-            f"uncovered {share(f.gated_uncovered, f.uncovered)}, "
-            f"answerable {share(f.gated_answerable, f.answerable)}",
-        ),
-        ("claims dropped", dropped),
-        ("latency ms", f"p50 {f.p50_ms:.1f}, p95 {f.p95_ms:.1f}"),
-        ("tokens", f"{f.input_tokens:,} in, {f.output_tokens:,} out"),
+        *figure_rows(f),
     )
     for label, value in rows:
         print(f"{label:<26}{value}", file=out)

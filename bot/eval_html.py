@@ -53,27 +53,31 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _share(n: int, of: int) -> str:
-    return f"{n / of:.3f} ({n}/{of})" if of else "n/a"
+def share(n: int, of: int) -> str:
+    return f"{n / of:.3f} ({n}/{of})" if of else "n/a (none in the set)"
 
 
-def _figures_table(f: Figures) -> str:
+def figure_rows(f: Figures) -> tuple[tuple[str, str], ...]:
+    """The run's figures as (label, value) rows: one wording for the terminal and the page."""
     dropped = ", ".join(f"{reason} {n}" for reason, n in f.dropped) or "none"
-    rows = (
-        ("answered right", _share(f.answered_right, f.answerable)),
-        ("refused when uncovered", _share(f.uncovered_refused, f.uncovered)),
-        ("answerable refused", _share(f.answerable_refused, f.answerable)),
+    return (
+        ("answered right", share(f.answered_right, f.answerable)),
+        ("refused when uncovered", share(f.uncovered_refused, f.uncovered)),
+        ("answerable refused", share(f.answerable_refused, f.answerable)),
         ("errors", str(f.errors)),
         (
             "gated (model not called)",
-            f"uncovered {_share(f.gated_uncovered, f.uncovered)}, "
-            f"answerable {_share(f.gated_answerable, f.answerable)}",
+            f"uncovered {share(f.gated_uncovered, f.uncovered)}, "
+            f"answerable {share(f.gated_answerable, f.answerable)}",
         ),
         ("claims dropped", dropped),
         ("latency ms", f"p50 {f.p50_ms:.1f}, p95 {f.p95_ms:.1f}"),
         ("tokens", f"{f.input_tokens:,} in, {f.output_tokens:,} out"),
     )
-    cells = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+
+
+def _figures_table(f: Figures) -> str:
+    cells = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in figure_rows(f))
     return f"<table>{cells}</table>"
 
 
@@ -83,17 +87,17 @@ def _chart(f: Figures) -> str:
         (
             "answered right",
             _ratio(f.answered_right, f.answerable),
-            _share(f.answered_right, f.answerable),
+            share(f.answered_right, f.answerable),
         ),
         (
             "refused when uncovered",
             _ratio(f.uncovered_refused, f.uncovered),
-            _share(f.uncovered_refused, f.uncovered),
+            share(f.uncovered_refused, f.uncovered),
         ),
         (
             "answerable refused",
             _ratio(f.answerable_refused, f.answerable),
-            _share(f.answerable_refused, f.answerable),
+            share(f.answerable_refused, f.answerable),
         ),
     ]
     most = max((n for _, n in f.dropped), default=0)

@@ -14,7 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import ListenerDeps
 from bot.failures import log_failure
 from bot.interactive import ButtonPress
-from bot.render import Message, post_kwargs
+from bot.render import Message, post_kwargs, render_answer
 from bot.render.escalation import (
     escalated,
     escalated_already,
@@ -56,6 +56,16 @@ def offers_help(config: Config, answer: Answer) -> bool:
     """Whether "Still need help?" is offered with `answer`: the collections involved have
     owners to ask."""
     return bool(owners_of(config, involved_collections(answer)))
+
+
+def help_offer(config: Config, record: AnswerRecord) -> str | None:
+    """The stored answer's ts for a "Still need help?" button, when it offers help."""
+    return record.reply_ts if offers_help(config, record.answer) else None
+
+
+def render_offering_help(config: Config, answer: Answer) -> Message:
+    """`answer`'s message, with "Still need help?" when it offers help."""
+    return render_answer(answer, config.feedback, escalate=offers_help(config, answer))
 
 
 async def handle_escalation(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:

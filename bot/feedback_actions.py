@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import offers_help
+from bot.escalation import help_offer
 from bot.failures import log_failure
 from bot.interactive import ButtonPress, Submission, field
 from bot.render.feedback import (
@@ -104,9 +104,7 @@ async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: 
 
 
 async def _escalation(deps: ListenerDeps, record: AnswerRecord) -> str | None:
-    """The answer's ts for a "Still need help?" button, when its collections have owners."""
-    config = (await deps.runtime.current()).config
-    return record.reply_ts if offers_help(config, record.answer) else None
+    return help_offer((await deps.runtime.current()).config, record)
 
 
 def _value(mark: str | None) -> str | None:

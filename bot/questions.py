@@ -16,12 +16,12 @@ import time
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import offers_help
+from bot.escalation import render_offering_help
 from bot.events import Turn
 from bot.failures import log_failure
 from bot.leases import Lease
 from bot.live import Live, ask
-from bot.render import Message, render_answer, render_help, render_input_error
+from bot.render import Message, render_help, render_input_error
 from bot.render.answers import render_internal_error, render_too_long
 from bot.render.commands import shareable
 from bot.render.feedback import thread_reason_failed, thread_reason_saved
@@ -245,8 +245,7 @@ async def _answer(
         started = time.perf_counter()
         answer = await ask(live.answerer, question, scope, context, turn.user, report)
         deps.metrics.answered(answer, time.perf_counter() - started)
-        escalate = offers_help(live.config, answer)
-        return render_answer(answer, live.config.feedback, escalate=escalate), answer
+        return render_offering_help(live.config, answer), answer
     except Exception:
         # The edge catches broadly so the asker always hears back; the traceback is logged.
         log.exception("answering event %s in %s failed", turn.event_id, turn.channel)

@@ -10,7 +10,7 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import offers_help
+from bot.escalation import help_offer
 from bot.events import Reaction
 from bot.leases import Lease
 from bot.render.feedback import thanks_for_wrong
@@ -98,8 +98,7 @@ async def _thank_for_wrong(
     bot_user_id: str | None,
 ) -> None:  # fmt: skip
     config = (await deps.runtime.current()).config
-    escalate = record.reply_ts if offers_help(config, record.answer) else None
-    thanks = thanks_for_wrong(bot_user_id, escalate)
+    thanks = thanks_for_wrong(bot_user_id, help_offer(config, record))
     await tell(client, record.channel, answer_thread(record), user, thanks)
 
 

@@ -10,11 +10,11 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation import offers_help
+from bot.escalation import render_offering_help
 from bot.failures import log_failure
 from bot.interactive import ButtonPress
 from bot.leases import Lease
-from bot.render import post_kwargs, render_answer
+from bot.render import post_kwargs
 from bot.render.commands import already_shared, share_failed, shared
 from bot.replies import tell
 from bot.store import AnswerRecord, EventKey
@@ -42,9 +42,7 @@ async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: Button
         await tell(client, press.channel, press.thread_ts, press.user, already_shared())
         return
     async with Lease(deps.store, key, deps.owner, claim, deps.renew_every) as lease:
-        escalate = offers_help(live.config, record.answer)
-        message = shared(render_answer(record.answer, live.config.feedback, escalate=escalate),
-                         record.asker)  # fmt: skip
+        message = shared(render_offering_help(live.config, record.answer), record.asker)
         try:
             response = await client.chat_postMessage(channel=record.channel,
                                                      **post_kwargs(message))  # fmt: skip

@@ -7,9 +7,10 @@ pass one shared test suite (tests/bot/store/). The Slack app depends on `AnswerS
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from grounding.answer import Answer
 from grounding.answer_json import answer_from_dict
@@ -166,6 +167,41 @@ def read_answer(text: str, where: str) -> Answer:
             f"{where}: a stored answer cannot be read ({exc}). The store is damaged or was "
             "written by something other than docbot."
         ) from None
+
+
+def check_kind(kind: str) -> None:
+    """A StoreError unless `kind` is one of FEEDBACK_KINDS: both backends check before writing."""
+    if kind not in FEEDBACK_KINDS:
+        raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
+
+
+def check_reason(source: str, category: str | None) -> None:
+    """A StoreError unless the reason's source and category are known ones."""
+    if source not in REASON_SOURCES or category not in (None, *REASON_CATEGORIES):
+        raise StoreError(f"a reason from {source!r} of category {category!r} is not known.")
+
+
+def answer_record(row: Sequence[Any], where: str) -> AnswerRecord:
+    """An answers row read back, its columns in AnswerRecord's order: id, team, channel,
+    thread_ts, reply_ts, question_ts, asker, question, the answer's JSON text, created."""
+    return AnswerRecord(
+        id=int(row[0]), team=row[1], channel=row[2], thread_ts=row[3], reply_ts=row[4],
+        question_ts=row[5], asker=row[6], question=row[7],
+        answer=read_answer(row[8], f"{where}, answer {row[0]}"), created=row[9],
+    )  # fmt: skip
+
+
+def group_reasons(
+    rows: Iterable[Sequence[Any]],
+) -> dict[tuple[int, str], tuple[FeedbackReason, ...]]:
+    """Reason rows (answer_id, user, text, at, source, category), in order, grouped by
+    answer and author."""
+    grouped: dict[tuple[int, str], list[FeedbackReason]] = {}
+    for answer_id, user, text, at, source, category in rows:
+        grouped.setdefault((answer_id, user), []).append(
+            FeedbackReason(user, text, at, source, category)
+        )
+    return {key: tuple(value) for key, value in grouped.items()}
 
 
 class AnswerLog(Protocol):

@@ -30,6 +30,8 @@ from bot.store.contract import (
     Resumable,
     StoreError,
     answer_json,
+    answer_record,
+    check_kind,
 )
 from bot.store.postgres_engine import Database, database_url
 from bot.store.postgres_schema import next_step
@@ -134,7 +136,7 @@ class PostgresAnswerStore:
             "WHERE team = :team AND channel = :channel AND reply_ts = :reply_ts",
             {"team": team, "channel": channel, "reply_ts": reply_ts},
         )
-        return None if row is None else feedback.record(row, self.where)
+        return None if row is None else answer_record(row, self.where)
 
     def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
         row = self._first(
@@ -143,7 +145,7 @@ class PostgresAnswerStore:
             {"team": team, "channel": channel, "question_ts": question_ts,
              "unposted": f"{UNPOSTED}%"},
         )  # fmt: skip
-        return None if row is None else feedback.record(row, self.where)
+        return None if row is None else answer_record(row, self.where)
 
     def recent_answers(self, team: str, asker: str, limit: int) -> tuple[AnswerRecord, ...]:
         rows = self._all(
@@ -151,7 +153,7 @@ class PostgresAnswerStore:
             "ORDER BY id DESC LIMIT :limit",
             {"team": team, "asker": asker, "limit": limit},
         )
-        return tuple(feedback.record(row, self.where) for row in rows)
+        return tuple(answer_record(row, self.where) for row in rows)
 
     def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
         rows = self._all(
@@ -165,7 +167,7 @@ class PostgresAnswerStore:
 
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
         """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
-        feedback.check_kind(kind)
+        check_kind(kind)
 
         async def add(conn: AsyncConnection) -> bool:
             await feedback.require_answer(conn, answer_id, self.where)
@@ -189,7 +191,7 @@ class PostgresAnswerStore:
     def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
         """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
         when it was `kind` already (pressing again takes it back). The mark afterwards."""
-        feedback.check_kind(kind)
+        check_kind(kind)
 
         async def toggle(conn: AsyncConnection) -> str | None:
             await feedback.require_answer(conn, answer_id, self.where)

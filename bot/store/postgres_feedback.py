@@ -5,41 +5,22 @@ transaction; `where` names the database in errors.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.contract import (
     BUTTON_MARK,
-    FEEDBACK_KINDS,
-    REASON_CATEGORIES,
-    REASON_SOURCES,
-    AnswerRecord,
     FeedbackEntry,
-    FeedbackReason,
     StoreError,
-    read_answer,
+    answer_record,
+    check_reason,
+    group_reasons,
 )
 
 ANSWER_COLUMNS = (
     "id", "team", "channel", "thread_ts", "reply_ts", "question_ts", "asker", "question",
     "answer::text", "created",
 )  # fmt: skip
-
-
-def check_kind(kind: str) -> None:
-    if kind not in FEEDBACK_KINDS:
-        raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
-
-
-def record(row: tuple[Any, ...], where: str) -> AnswerRecord:
-    """An answers row, selected as ANSWER_COLUMNS."""
-    return AnswerRecord(
-        id=int(row[0]), team=row[1], channel=row[2], thread_ts=row[3], reply_ts=row[4],
-        question_ts=row[5], asker=row[6], question=row[7],
-        answer=read_answer(row[8], f"{where}, answer {row[0]}"), created=row[9],
-    )  # fmt: skip
 
 
 async def require_answer(conn: AsyncConnection, answer_id: int, where: str) -> None:
@@ -108,8 +89,7 @@ async def add_reason(
     conn: AsyncConnection, answer_id: int, user: str, text: str, at: str, source: str,
     category: str | None,
 ) -> None:  # fmt: skip
-    if source not in REASON_SOURCES or category not in (None, *REASON_CATEGORIES):
-        raise StoreError(f"a reason from {source!r} of category {category!r} is not known.")
+    check_reason(source, category)
     values = {"id": answer_id, "user": user, "text": text, "at": at, "source": source,
               "category": category}  # fmt: skip
     await conn.execute(
@@ -157,16 +137,17 @@ async def entries(conn: AsyncConnection, wrong_only: bool, where: str) -> tuple[
             f"JOIN answers a ON a.id = f.answer_id {where} ORDER BY f.at, a.id, f.user_id"
         )
     )
-    grouped: dict[tuple[int, str], list[FeedbackReason]] = {}
-    for answer_id, user, said, at, source, category in await conn.execute(
-        sql("SELECT answer_id, user_id, text, at, source, category FROM reasons ORDER BY at, id")
-    ):
-        reason = FeedbackReason(user, said, at, source, category)
-        grouped.setdefault((answer_id, user), []).append(reason)
+    reasons = group_reasons(
+        await conn.execute(
+            sql(
+                "SELECT answer_id, user_id, text, at, source, category FROM reasons ORDER BY at, id"
+            )
+        )
+    )
     return tuple(
         FeedbackEntry(
             answer_id=row[5], kind=row[0], emoji=row[1], user=row[2], at=row[3],
-            record=record(tuple(row[5:]), where), reasons=tuple(grouped.get((row[5], row[2]), ())),
+            record=answer_record(tuple(row[5:]), where), reasons=reasons.get((row[5], row[2]), ()),
             source=row[4],
         )
         for row in rows

@@ -12,28 +12,26 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from bot.store import sqlite_ledger as ledger
 from bot.store.contract import (
     BUTTON_MARK,
     EVENT_RETENTION_SECONDS,
-    FEEDBACK_KINDS,
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
-    REASON_CATEGORIES,
-    REASON_SOURCES,
     REASON_WINDOW_SECONDS,
     UNPOSTED,
     AnswerRecord,
     Claim,
     ClaimKey,
     FeedbackEntry,
-    FeedbackReason,
     Resumable,
     StoreError,
     answer_json,
-    read_answer,
+    answer_record,
+    check_kind,
+    check_reason,
+    group_reasons,
 )
 from bot.store.sqlite_schema import migrate
 
@@ -136,7 +134,7 @@ class SQLiteAnswerStore:
                 "WHERE team = ? AND channel = ? AND reply_ts = ?",
                 (team, channel, reply_ts),
             ).fetchone()
-        return None if row is None else _record(row, self._path)
+        return None if row is None else answer_record(row, str(self._path))
 
     def posted_answer(self, team: str, channel: str, question_ts: str) -> AnswerRecord | None:
         with self._read() as conn:
@@ -146,7 +144,7 @@ class SQLiteAnswerStore:
                 "ORDER BY id LIMIT 1",
                 (team, channel, question_ts, f"{UNPOSTED}%"),
             ).fetchone()
-        return None if row is None else _record(row, self._path)
+        return None if row is None else answer_record(row, str(self._path))
 
     def thread_questions(self, team: str, channel: str, thread_ts: str) -> tuple[str, ...]:
         with self._read() as conn:
@@ -164,14 +162,13 @@ class SQLiteAnswerStore:
                 "ORDER BY id DESC LIMIT ?",
                 (team, asker, limit),
             ).fetchall()
-        return tuple(_record(row, self._path) for row in rows)
+        return tuple(answer_record(row, str(self._path)) for row in rows)
 
     # --- feedback ------------------------------------------------------------------------
 
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
         """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
-        if kind not in FEEDBACK_KINDS:
-            raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
+        check_kind(kind)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
             cursor = conn.execute(
@@ -207,8 +204,7 @@ class SQLiteAnswerStore:
     def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
         """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
         when it was `kind` already (pressing again takes it back). The mark afterwards."""
-        if kind not in FEEDBACK_KINDS:
-            raise StoreError(f"feedback kind {kind!r} is not one of {FEEDBACK_KINDS}.")
+        check_kind(kind)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
             key = (answer_id, user, BUTTON_MARK)
@@ -235,8 +231,7 @@ class SQLiteAnswerStore:
         category: str | None = None,
     ) -> None:  # fmt: skip
         """Store what `user` said was wrong; this answers their invitation, if any."""
-        if source not in REASON_SOURCES or category not in (None, *REASON_CATEGORIES):
-            raise StoreError(f"a reason from {source!r} of category {category!r} is not known.")
+        check_reason(source, category)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
             conn.execute(
@@ -291,11 +286,17 @@ class SQLiteAnswerStore:
                 f"SELECT f.kind, f.emoji, f.user, f.at, f.source, {columns} FROM feedback f "
                 f"JOIN answers a ON a.id = f.answer_id {where} ORDER BY f.at, a.id, f.user"
             ).fetchall()
-            reasons = _reasons(conn)
+            reasons = group_reasons(
+                conn.execute(
+                    "SELECT answer_id, user, text, at, source, category FROM reasons "
+                    "ORDER BY at, id"
+                )
+            )
         return tuple(
             FeedbackEntry(
                 answer_id=row[5], kind=row[0], emoji=row[1], user=row[2], at=row[3],
-                record=_record(row[5:], self._path), reasons=reasons.get((row[5], row[2]), ()),
+                record=answer_record(row[5:], str(self._path)),
+                reasons=reasons.get((row[5], row[2]), ()),
                 source=row[4],
             )
             for row in rows
@@ -370,24 +371,6 @@ class SQLiteAnswerStore:
     def _require_answer(self, conn: sqlite3.Connection, answer_id: int) -> None:
         if conn.execute("SELECT 1 FROM answers WHERE id = ?", (answer_id,)).fetchone() is None:
             raise StoreError(f"{self._path}: no answer with id {answer_id} is stored.")
-
-
-def _record(row: tuple[Any, ...], path: Path) -> AnswerRecord:
-    return AnswerRecord(
-        id=row[0], team=row[1], channel=row[2], thread_ts=row[3], reply_ts=row[4],
-        question_ts=row[5], asker=row[6], question=row[7],
-        answer=read_answer(row[8], f"{path}, answer {row[0]}"), created=row[9],
-    )  # fmt: skip
-
-
-def _reasons(conn: sqlite3.Connection) -> dict[tuple[int, str], tuple[FeedbackReason, ...]]:
-    grouped: dict[tuple[int, str], list[FeedbackReason]] = {}
-    for answer_id, user, text, at, source, category in conn.execute(
-        "SELECT answer_id, user, text, at, source, category FROM reasons ORDER BY at, id"
-    ):
-        reason = FeedbackReason(user, text, at, source, category)
-        grouped.setdefault((answer_id, user), []).append(reason)
-    return {key: tuple(value) for key, value in grouped.items()}
 
 
 def _withdraw_invitation(conn: sqlite3.Connection, answer_id: int, user: str) -> None:

@@ -66,27 +66,13 @@ async def claim(
 
 
 async def renew(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float) -> bool:
-    table, where, params = _where(key)
-    row = await conn.execute(
-        text(
-            f"UPDATE {table} SET expires = :expires WHERE {where} AND owner = :owner "
-            f"AND state <> '{_DONE}' RETURNING 1"
-        ),
-        {**params, "expires": expires, "owner": owner},
-    )
-    return row.first() is not None
+    return await _update_held(conn, key, owner, "expires = :expires", {"expires": expires})
 
 
 async def begin_post(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float) -> bool:
-    table, where, params = _where(key)
-    row = await conn.execute(
-        text(
-            f"UPDATE {table} SET state = '{_POSTING}', expires = :expires WHERE {where} "
-            f"AND owner = :owner AND state <> '{_DONE}' RETURNING 1"
-        ),
-        {**params, "expires": expires, "owner": owner},
+    return await _update_held(
+        conn, key, owner, f"state = '{_POSTING}', expires = :expires", {"expires": expires}
     )
-    return row.first() is not None
 
 
 async def finish(conn: AsyncConnection, key: ClaimKey, reply_ts: str | None) -> None:
@@ -101,14 +87,23 @@ async def finish(conn: AsyncConnection, key: ClaimKey, reply_ts: str | None) -> 
 
 
 async def release(conn: AsyncConnection, key: ClaimKey, owner: str, now: float) -> None:
+    await _update_held(conn, key, owner, "expires = :now", {"now": now})
+
+
+async def _update_held(
+    conn: AsyncConnection, key: ClaimKey, owner: str, assignments: str, values: dict[str, Any]
+) -> bool:
+    """SET `assignments` on the key's row if `owner` still holds its unfinished claim; whether
+    it did."""
     table, where, params = _where(key)
-    await conn.execute(
+    row = await conn.execute(
         text(
-            f"UPDATE {table} SET expires = :now WHERE {where} AND owner = :owner "
-            f"AND state <> '{_DONE}'"
+            f"UPDATE {table} SET {assignments} WHERE {where} AND owner = :owner "
+            f"AND state <> '{_DONE}' RETURNING 1"
         ),
-        {**params, "now": now, "owner": owner},
+        {**params, **values, "owner": owner},
     )
+    return row.first() is not None
 
 
 async def resumable(

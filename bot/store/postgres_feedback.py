@@ -129,12 +129,12 @@ async def withdraw_invitation(conn: AsyncConnection, answer_id: int, user: str) 
 
 async def entries(conn: AsyncConnection, wrong_only: bool, where: str) -> tuple[FeedbackEntry, ...]:
     """Every mark joined with its answer and the reasons of its author, oldest first."""
-    where = "WHERE f.kind = 'wrong'" if wrong_only else ""
+    only = "WHERE f.kind = 'wrong'" if wrong_only else ""
     columns = ", ".join(f"a.{column}" for column in ANSWER_COLUMNS)
     rows = await conn.execute(
         sql(
             f"SELECT f.kind, f.emoji, f.user_id, f.at, f.source, {columns} FROM feedback f "
-            f"JOIN answers a ON a.id = f.answer_id {where} ORDER BY f.at, a.id, f.user_id"
+            f"JOIN answers a ON a.id = f.answer_id {only} ORDER BY f.at, a.id, f.user_id"
         )
     )
     reasons = group_reasons(

@@ -18,7 +18,9 @@ from grounding.generators.units import Candidate
 from retrieval.text import normalize_text
 from retrieval.text.markup import LIST_MARKER
 
-_MAX_LIST_UNITS = 12  # a list quoted whole for a how-to question stops here
+# Set by hand, not fit: a list quoted whole for a how-to question stops here (a long reference
+# list is not a how-to; twelve steps still fit in one Slack reply).
+_MAX_LIST_UNITS = 12
 
 
 @dataclass(frozen=True, slots=True)

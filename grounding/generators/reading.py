@@ -67,10 +67,20 @@ QUESTION_FEATURES = (
     "foreign",
 )
 
+# The features' own constants are set by hand, not fit: training/train_reader.py fits only the
+# weights that combine the features (reader_weights.json), on its train split, and searching
+# these too would mean re-reading every training packet per value. No script searched them;
+# they are round values chosen when the features were written: BM25's usual k1 and b; a word
+# found only in the headings counts half (it says what the section is about, not that this unit
+# answers); a code name no evidence has weighs double (a missing name is a stronger sign of a
+# miss than a missing word); a missing word of 4+ tokenizer pieces is as rare as it gets
+# (_RARE_PIECES); a unit's length feature is 1 at about 60 words (_LENGTH_WORDS).
 _BM25_K1 = 1.2
 _BM25_B = 0.75
-_HEADING_SHARE = 0.5  # a question word found only in the headings counts half
-_ABSENT_NAME_FACTOR = 2.0  # a code name no evidence has weighs double: a strong sign of a miss
+_HEADING_SHARE = 0.5
+_ABSENT_NAME_FACTOR = 2.0
+_RARE_PIECES = 3  # pieces beyond the first of the rarest word scale 0..1
+_LENGTH_WORDS = 60.0
 _NUMBER = re.compile(r"(?<![\w.])\d")
 _CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
 
@@ -94,7 +104,8 @@ def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
     total = sum(weights.values()) or 1.0
     absent = [t for t in weights if t not in vocabulary]
     missing = [weights[t] for t in absent]
-    rare = max(((p - 1) / 3 for p in embedder.pieces(absent)), default=0.0) if absent else 0.0
+    pieces = embedder.pieces(absent) if absent else []
+    rare = max(((p - 1) / _RARE_PIECES for p in pieces), default=0.0)
     units = _unit_features(asked, pool, weights, embedder)
     return Reading(
         asked,
@@ -204,7 +215,7 @@ def _unit_features(
                 float(Kind.HOWTO in asked.kinds and _shows_how(c)),
                 float(Kind.NAME in asked.kinds and bool(_CODE_TEXT.search(c.unit.text))),
                 float(c.unit.kind is UnitKind.CODE),
-                min(math.log1p(words) / math.log(60.0), 1.5),
+                min(math.log1p(words) / math.log(_LENGTH_WORDS), 1.5),
             ]
         )
     return np.array(rows, dtype=np.float64)

@@ -17,7 +17,8 @@ from grounding.generators.segmentation import Unit, UnitKind, markup_for, split_
 from grounding.generators.terms import CJK, terms
 from retrieval.text.markup import NUMBERED_MARKER
 
-_MIN_WORDS = 4  # a prose unit with fewer words is a label, not an answer
+# Set by hand, not fit: a prose unit with fewer words is a label ("Example:"), not an answer.
+_MIN_WORDS = 4
 _HEADER_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 
 

@@ -9,10 +9,17 @@ from collections.abc import Sequence
 from grounding.verification.anchors import STOPWORDS_FOLDED, anchored, sentence_window
 from retrieval.text import NEGATIONS, fold_word
 
+# These reaches are set by hand from how English phrases a negation, not fit by
+# benchmarks/verifier_fit.py (it fits only coverage.py's thresholds).
 NEGATION_WINDOW = 5  # a negation binds to the words right next to it
 # How far after a negation its negated word may be ("does not always follow": follow).
 _GOVERNS = 3
 _DEFAULT = fold_word("default")
+# The condition rule of added_negation is hand-written, and the model answer that prompted it
+# ("If you don't pass a timeout, ...", hx01.f) is of a question of the TEST split: the verifier's
+# test-split figures for hx01 are therefore not held out for this rule. It is kept because it
+# is a general reading of English (a negation in an if/unless clause sets a condition, it does
+# not deny the fact), pinned by tests/grounding/test_verify_reads_both_ways.py on a made-up case.
 _CONDITIONS = frozenset(("if", "unless"))
 _CONDITION_REACH = 4  # "if you have not", "if it is not yet"
 

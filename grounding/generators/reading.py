@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from grounding.evidence import EvidencePacket
+from grounding.gate import idf
 from grounding.generators.question import Asked, Kind, ask, handles
 from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate, candidates
@@ -144,19 +145,15 @@ def _weights(asked: Asked, pool: Sequence[Candidate]) -> dict[str, float]:
     df: Counter[str] = Counter()
     for c in pool:
         df.update(c.terms.keys())
-    absent = _idf(n, 0)
+    absent = idf(n, 0)
     idents = set(asked.identifiers)
     out = {}
     for t in asked.terms:
         if df[t]:
-            out[t] = _idf(n, df[t])
+            out[t] = idf(n, df[t])
         else:
             out[t] = absent * (_ABSENT_NAME_FACTOR if t in idents else 1.0)
     return out
-
-
-def _idf(n: int, df: int) -> float:
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
 def _unit_features(

@@ -56,8 +56,19 @@ def nearness(query: str, hits: Sequence[Hit], stats: TermStats, scope: Scope) ->
     In a question not in English, a word no chunk holds is most likely just a word of its own
     language (the docs are read in theirs), so only the terms the scope has are weighed: its
     identifiers, numbers and shared words."""
+    return _nearness(query, _hit_terms(hits), stats, scope)
+
+
+def _hit_terms(hits: Sequence[Hit]) -> list[frozenset[str]]:
+    """The search terms of each of the best `GATE_HITS` hits, as search reads them."""
+    return [frozenset(SEARCH(index_text(hit.chunk))) for hit in hits[:GATE_HITS]]
+
+
+def _nearness(
+    query: str, in_hits: Sequence[frozenset[str]], stats: TermStats, scope: Scope
+) -> float:
     terms = sorted(set(GATE_TERMS(query)))
-    if not terms or not hits:
+    if not terms or not in_hits:
         return 0.0
     documents, frequencies = stats.frequencies(terms, scope)
     if language(query) != "en":
@@ -67,10 +78,7 @@ def nearness(query: str, hits: Sequence[Hit], stats: TermStats, scope: Scope) ->
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    best = 0.0
-    for hit in hits[:GATE_HITS]:
-        found = weights.keys() & set(SEARCH(index_text(hit.chunk)))
-        best = max(best, sum(weights[t] for t in found))
+    best = max(sum(weights[t] for t in weights.keys() & terms_of) for terms_of in in_hits)
     return best / total
 
 
@@ -114,7 +122,8 @@ class NearnessGate:
         """Near when the hits are near any of the queries: a rewrite in the docs' language
         (a translated question, a standalone follow-up) counts as much as the question."""
         threshold = self._thresholds.get(self._setup_of(scope), 0.0)
-        score = max((nearness(q, hits, self._stats, scope) for q in queries), default=0.0)
+        in_hits = _hit_terms(hits)  # read once, not once per query
+        score = max((_nearness(q, in_hits, self._stats, scope) for q in queries), default=0.0)
         documents, _ = self._stats.frequencies((), scope)
         return GateVerdict(
             score >= threshold or documents < self._min_scope_chunks, score, threshold

@@ -38,6 +38,14 @@ def _reload(path: Path) -> Reload:
     return Reload(path, no_answerer)  # type: ignore[arg-type]
 
 
+def _upstream(tmp_path: Path) -> Remote:
+    """The team's upstream repository, holding DEPLOY in one pushed commit."""
+    remote = Remote(tmp_path / "upstream")
+    remote.commit({"deploy.md": DEPLOY}, "deploys", "2026-01-05")
+    remote.push()
+    return remote
+
+
 async def _wait(sync: SourceSync, predicate: Callable[[Round], object]) -> Round:
     return await asyncio.wait_for(sync.wait(lambda r: bool(predicate(r))), WAIT)
 
@@ -48,9 +56,7 @@ def test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> 
 
 
 async def _test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> None:
-    remote = Remote(tmp_path / "upstream")
-    remote.commit({"deploy.md": DEPLOY}, "deploys", "2026-01-05")
-    remote.push()
+    remote = _upstream(tmp_path)
     path = tmp_path / "docbot.yml"
     path.write_text(
         "teams: [T1]\nretrieval: {dense: false}\nsync_interval_seconds: 1\ncollections:\n"
@@ -85,9 +91,7 @@ def test_an_unreachable_remote_keeps_the_index_and_is_logged_once(
 async def _test_an_unreachable_remote_keeps_the_index_and_is_logged_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    remote = Remote(tmp_path / "upstream")
-    remote.commit({"deploy.md": DEPLOY}, "deploys", "2026-01-05")
-    remote.push()
+    remote = _upstream(tmp_path)
     path = tmp_path / "docbot.yml"
     path.write_text(
         "teams: [T1]\nretrieval: {dense: false}\ncollections:\n"
@@ -161,9 +165,7 @@ def test_a_replica_loading_a_published_index_never_syncs(tmp_path: Path) -> None
 
 
 async def _test_a_replica_loading_a_published_index_never_syncs(tmp_path: Path) -> None:
-    remote = Remote(tmp_path / "upstream")
-    remote.commit({"deploy.md": DEPLOY}, "deploys", "2026-01-05")
-    remote.push()
+    remote = _upstream(tmp_path)
     path = tmp_path / "docbot.yml"
     path.write_text(
         "teams: [T1]\nretrieval: {dense: false}\nindex_dir: published\nsync_interval_seconds: 1\n"

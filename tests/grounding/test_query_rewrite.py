@@ -110,7 +110,6 @@ def test_rewrite_is_skipped_for_an_english_standalone_question() -> None:
     assert result.status is AnswerStatus.ANSWERED
     assert [is_rewrite(r) for r in fake.requests] == [False]
     assert retriever.queries == ["what is the default timeout?"]
-    assert result.timings_ms["rewrite"] >= 0
     assert result.rewrites == ()
 
 

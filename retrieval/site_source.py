@@ -30,7 +30,6 @@ from retrieval.durable import write_atomically
 from retrieval.site_crawl import Crawl, Known, SiteError, crawl
 from retrieval.source_keys import SITE_PAGES
 
-PAGES = SITE_PAGES
 PAGE_MAP = "site.json"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -63,7 +62,7 @@ def sync_site(
     """Crawl `start` and make `home/pages` the new snapshot. SiteError (the old snapshot kept)
     when the site cannot be read."""
     stored = read_page_map(home)
-    previous = snapshot_revision(stored) if stored else ""
+    previous = snapshot_revision(stored)  # "" when there is no snapshot yet
     by_url = {page.url: (path, page) for path, page in stored.items()}
     known = {url: Known(page.etag, page.last_modified) for url, (_, page) in by_url.items()}
     result = fetch(start, include, exclude, known, timeout)
@@ -147,7 +146,8 @@ def _swap_in(
     pages: Mapping[str, StoredPage],
     texts: Mapping[str, str],
 ) -> None:
-    current, fresh, old = home / PAGES, home / f"{PAGES}.next", home / f"{PAGES}.old"
+    current, fresh = home / SITE_PAGES, home / f"{SITE_PAGES}.next"
+    old = home / f"{SITE_PAGES}.old"
     for leftover in (fresh, old):
         shutil.rmtree(leftover, ignore_errors=True)
     fresh.mkdir(parents=True)

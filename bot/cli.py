@@ -16,6 +16,7 @@ from typing import Any, Literal, TextIO
 from bot.building import index_once
 from bot.eval_command import add_eval_parser
 from bot.feedback import feedback_command
+from bot.index_report import print_report
 from bot.progress import terminal_progress
 from bot.render import NO_ACCESS, post_kwargs, quotes_to_show, render_answer
 from bot.render.no_answer import no_answer_text
@@ -27,10 +28,9 @@ from grounding.pipeline import AnswerPipeline
 from retrieval.chunks import Hit
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
-from retrieval.index import BuildReport, Index
+from retrieval.index import Index
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
-from retrieval.sources import SyncOutcome, shown_time
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -192,67 +192,11 @@ def _index(args: argparse.Namespace, out: TextIO) -> int:
         progress=terminal_progress(sys.stderr),
         waiting=waiting,
     )
-    _print_report(report, out)
+    print_report(report, out)
     if published is not None:
         state = "already published; CURRENT points at it" if published.reused else "published"
         print(f"{state}: {published.folder}", file=out)
     return 0
-
-
-def _print_report(report: BuildReport, out: TextIO) -> None:
-    header = ("collection", "documents", "chunks", "new", "changed", "deleted")
-    rows = [header] + [
-        (c.name, str(c.documents), str(c.chunks), str(c.new), str(c.changed), str(c.deleted))
-        for c in report.collections
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    for row in rows:
-        cells = [row[0].ljust(widths[0])] + [
-            v.rjust(w) for v, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        print("  ".join(cells), file=out)
-    documents = sum(c.documents for c in report.collections)
-    chunks = sum(c.chunks for c in report.collections)
-    print(
-        f"{_count(documents, 'document')}, {_count(chunks, 'chunk')} in "
-        f"{_count(len(report.collections), 'collection')} "
-        f"({report.seconds:.1f} s; engines built {report.engines_built}, reused "
-        f"{report.engines_reused}; chunks embedded {report.embedded:,}; "
-        f"generation {report.generation})",
-        file=out,
-    )
-    for outcome in report.synced:
-        print(_sync_line(outcome), file=out)
-        for note in outcome.notes:
-            print(f"note: {outcome.collection}: {note}", file=out)
-    for collection, path, note in report.notes:
-        print(f"note: {collection}/{path}: {note}", file=out)
-    for skipped in report.skipped:
-        print(f"skipped: {skipped.collection}/{skipped.path}: {skipped.reason}", file=out)
-
-
-def _sync_line(outcome: SyncOutcome) -> str:
-    """What a sync did (`synced:`), or that it failed and answers use older files (`stale:`)."""
-    commit = outcome.revision[:12]
-    kind = "snapshot" if outcome.source.startswith("site ") else "commit"
-    if not outcome.ok:
-        return (
-            f"stale: {outcome.collection}: cannot sync from {outcome.source}: {outcome.error}; "
-            f"answers use {kind} {commit} from the last good sync at "
-            f"{shown_time(outcome.last_success)} (failing since "
-            f"{shown_time(outcome.failing_since)})"
-        )
-    if not outcome.previous:
-        change = "first sync"
-    elif outcome.previous == outcome.revision:
-        change = "unchanged"
-    else:
-        change = f"was {outcome.previous[:12]}"
-    return f"synced: {outcome.collection}: {outcome.source} at {commit} ({change})"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _search(args: argparse.Namespace, out: TextIO) -> int:

@@ -124,6 +124,7 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
         return np.zeros(len(QUESTION_FEATURES))
     order = np.argsort(-logits, kind="stable")
     best = int(order[0])
+    # A lone unit's margin is set by hand at 5 logits: a clear lead, as no rival was found.
     second = float(logits[order[1]]) if len(order) > 1 else float(logits[best]) - 5.0
     u = reading.units
     return np.array(

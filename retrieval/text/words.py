@@ -52,7 +52,8 @@ QUESTION_STOPWORDS = (
 )
 # Spanish function words. The extractive generator reads two of them in a question as a question
 # written in Spanish (and never makes them anchors); the verifier counts them against English
-# function words to tell a claim's language from its evidence's.
+# function words to tell a claim's language from its evidence's. Written by hand, not fit; "uso"
+# ("I use") is the Spanish of the English fillers' "use", and is also in dj40, a train question.
 _SPANISH_TEXT = """
     el la los las lo de del al en por para con un una unos es son y o que qué cómo como cuál
     cual se mi mis su sus me yo tu uso hay está este esta

@@ -4,8 +4,10 @@ must not show twice), and a stream the dead run left unfinished counts as the re
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.app import Answerer, InFlight, build_app
@@ -43,12 +45,20 @@ async def _resume(
         return server
 
 
-def test_resumed_question_is_posted_once_not_streamed(
-    indexed: tuple[Config, Answerer], tmp_path: Path
-) -> None:
-    config, _ = indexed
+@pytest.fixture
+def clocked(tmp_path: Path) -> Iterator[tuple[SQLiteAnswerStore, FakeClock]]:
+    """A store on a fake clock, closed after the test even when an assertion fails."""
     clock = FakeClock()
     store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
+    yield store, clock
+    store.close()
+
+
+def test_resumed_question_is_posted_once_not_streamed(
+    indexed: tuple[Config, Answerer], clocked: tuple[SQLiteAnswerStore, FakeClock]
+) -> None:
+    config, _ = indexed
+    store, clock = clocked
 
     async def main() -> None:
         async with fake_slack() as slack:
@@ -60,15 +70,13 @@ def test_resumed_question_is_posted_once_not_streamed(
             assert WHEN in str(post.params["blocks"])
 
     asyncio.run(main())
-    store.close()
 
 
 def test_stream_left_unfinished_by_a_dead_run_is_not_answered_again(
-    indexed: tuple[Config, Answerer], tmp_path: Path
+    indexed: tuple[Config, Answerer], clocked: tuple[SQLiteAnswerStore, FakeClock]
 ) -> None:
     config, _ = indexed
-    clock = FakeClock()
-    store = SQLiteAnswerStore(tmp_path / "s.db", clock=clock)
+    store, clock = clocked
 
     async def main() -> None:
         async with fake_slack() as slack:
@@ -86,4 +94,3 @@ def test_stream_left_unfinished_by_a_dead_run_is_not_answered_again(
             assert [c.method for c in slack.calls[before:] if c.method.startswith("chat.")] == []
 
     asyncio.run(main())
-    store.close()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from retrieval import unpickle
 from retrieval.collections import CollectionSnapshot
 from retrieval.config import Config
 from retrieval.durable import (
@@ -183,7 +184,7 @@ def read_snapshot(root: Path, entry: Mapping[str, Any]) -> CollectionSnapshot:
             f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
         )
     try:
-        snapshot = pickle.loads(data)
+        snapshot = unpickle.loads(data)
     except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
         # Bytes as written but unloadable: a docbot version whose classes differ wrote them.
         raise IndexNotBuiltError(f"{path} is unreadable ({exc}): {run_index('again')}") from exc

@@ -19,6 +19,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from retrieval import unpickle
 from retrieval.collections import CollectionSnapshot
 from retrieval.corpus import index_text
 from retrieval.durable import verify_file, write_atomically
@@ -98,7 +99,7 @@ class TokenCache:
                 return {}
             path = self._root / str(entry["file"])
             verify_file(path, int(entry["bytes"]), str(entry["sha256"]))
-            value = pickle.loads(path.read_bytes())
+            value = unpickle.loads(path.read_bytes())
             if value["layout"] != _LAYOUT or (value["tokenizer"], value["chunking"]) != (
                 self._version,
                 chunking,

@@ -1,7 +1,7 @@
 """ "Still need help?": hands a question docbot could not answer well to the people who own the
 docs. Only the asker or a member of the channel may press it (asked of Slack; any doubt says
-no), and it fires once per answer (the store's claim, atomic across processes).
-"""
+no), and it fires once per answer, whichever copy of it is pressed (the store's claim per
+question, atomic across processes)."""
 
 from __future__ import annotations
 

@@ -57,7 +57,12 @@ def escalated() -> Message:
 
 
 def escalated_already() -> Message:
-    return _note("The owners of these docs were already asked in this thread.")
+    """A later press on the same answer, or on a copy of it (a shared `/docbot` answer), whose
+    note may be in another thread or in the channel."""
+    return _note(
+        "The owners of these docs were already asked for help with this question, so I did "
+        "not ask them again."
+    )
 
 
 def escalation_not_allowed() -> Message:

@@ -266,11 +266,12 @@ class FeedbackLog(Protocol):
 
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         """The first "Still need help?" on an answer, atomically: True for exactly one caller,
-        across processes, until `release_escalation`."""
+        across processes, until `release_escalation`. An answer is its question (team, channel,
+        question_ts): every stored copy of it, such as a shared `/docbot` answer, counts as one."""
         ...
 
     def release_escalation(self, answer_id: int) -> None:
-        """The owners' note could not be posted: the next press may try again."""
+        """The owners' note could not be posted: the next press, on any copy, may try again."""
         ...
 
     def invite_reason(self, answer_id: int, user: str) -> None: ...

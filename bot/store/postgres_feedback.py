@@ -157,7 +157,8 @@ async def entries(conn: AsyncConnection, wrong_only: bool, where: str) -> tuple[
 async def claim_escalation(conn: AsyncConnection, answer_id: int, user: str, at: str) -> bool:
     row = await conn.execute(
         sql(
-            "INSERT INTO escalations (answer_id, user_id, at) VALUES (:id, :user, :at) "
+            "INSERT INTO question_escalations "
+            "SELECT team, channel, question_ts, id, :user, :at FROM answers WHERE id = :id "
             "ON CONFLICT DO NOTHING RETURNING 1"
         ),
         {"id": answer_id, "user": user, "at": at},
@@ -166,4 +167,10 @@ async def claim_escalation(conn: AsyncConnection, answer_id: int, user: str, at:
 
 
 async def release_escalation(conn: AsyncConnection, answer_id: int) -> None:
-    await conn.execute(sql("DELETE FROM escalations WHERE answer_id = :id"), {"id": answer_id})
+    await conn.execute(
+        sql(
+            "DELETE FROM question_escalations WHERE (team, channel, question_ts) IN "
+            "(SELECT team, channel, question_ts FROM answers WHERE id = :id)"
+        ),
+        {"id": answer_id},
+    )

@@ -79,6 +79,25 @@ STEPS = (
         "a person's recent questions, for App Home",
         ("CREATE INDEX answers_asker ON answers (team, asker, id)",),
     ),
+    # One escalation per question, not per stored row: a shared `/docbot` answer is a second row
+    # of the same answer (its question_ts kept), and pressing either must not ask the owners twice.
+    Step(
+        "escalations: one per question, whichever copy of its answer is pressed",
+        (
+            """CREATE TABLE question_escalations (
+                team TEXT NOT NULL, channel TEXT NOT NULL, question_ts TEXT NOT NULL,
+                answer_id BIGINT NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, at TEXT NOT NULL,
+                PRIMARY KEY (team, channel, question_ts)
+            )""",
+            # The earliest escalation of each question is kept, if it was doubled already.
+            """INSERT INTO question_escalations
+                SELECT a.team, a.channel, a.question_ts, e.answer_id, e.user_id, e.at
+                FROM escalations e JOIN answers a ON a.id = e.answer_id ORDER BY e.at, e.answer_id
+                ON CONFLICT DO NOTHING""",
+            "DROP TABLE escalations",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

@@ -247,14 +247,19 @@ class SQLiteAnswerStore:
         with self._write() as conn:
             self._require_answer(conn, answer_id)
             cursor = conn.execute(
-                "INSERT OR IGNORE INTO escalations (answer_id, user, at) VALUES (?, ?, ?)",
-                (answer_id, user, at),
+                "INSERT OR IGNORE INTO question_escalations "
+                "SELECT team, channel, question_ts, id, ?, ? FROM answers WHERE id = ?",
+                (user, at, answer_id),
             )
             return cursor.rowcount == 1
 
     def release_escalation(self, answer_id: int) -> None:
         with self._write() as conn:
-            conn.execute("DELETE FROM escalations WHERE answer_id = ?", (answer_id,))
+            conn.execute(
+                "DELETE FROM question_escalations WHERE (team, channel, question_ts) IN "
+                "(SELECT team, channel, question_ts FROM answers WHERE id = ?)",
+                (answer_id,),
+            )
 
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new

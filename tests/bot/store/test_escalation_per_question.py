@@ -1,0 +1,59 @@
+"""One escalation per question, across every stored copy of its answer: a `/docbot` answer
+shared in the channel is a second row with the question's ts, and either row's "Still need
+help?" claims the same escalation, on every backend and across processes."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sqlite3
+from pathlib import Path
+
+from bot.store import SQLiteAnswerStore, sqlite_schema
+from bot.store.sqlite_schema import SCHEMA_VERSION
+from tests.bot.store.conftest import Backend, FakeClock, record
+
+
+def test_a_shared_copy_of_an_answer_is_escalated_once_with_it(
+    backend: Backend, clock: FakeClock
+) -> None:
+    first, second = backend.open(clock), backend.open(clock)  # two replicas, one database
+    private = record("2.0", thread_ts="1.0")
+    original = first.save_answer(private)
+    # The shared message: its own ts and thread, the same question (bot/share.py).
+    copy = second.save_answer(dataclasses.replace(private, reply_ts="5.0", thread_ts="5.0"))
+    other = first.save_answer(record("7.0", thread_ts="6.0", question="another?"))
+    assert first.claim_escalation(original, "U2", "t1") is True
+    assert second.claim_escalation(copy, "U3", "t2") is False
+    assert first.claim_escalation(other, "U3", "t3") is True  # a different question
+    second.release_escalation(copy)  # the note could not be posted: any copy may try again
+    assert first.claim_escalation(copy, "U3", "t4") is True
+    assert second.claim_escalation(original, "U2", "t5") is False
+
+
+def test_sqlite_upgrade_keeps_each_questions_earliest_escalation(tmp_path: Path) -> None:
+    """A file from before this step may hold two escalations of one question (its private and
+    its shared row): the upgrade keeps the earliest, and neither row can be escalated again."""
+    path = tmp_path / "answers.sqlite3"
+    store = SQLiteAnswerStore(path)
+    private = record("2.0", thread_ts="1.0")
+    original = store.save_answer(private)
+    copy = store.save_answer(dataclasses.replace(private, reply_ts="5.0", thread_ts="5.0"))
+    store.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        # The file as the step before wrote it, with the doubled escalation it allowed.
+        conn.execute("DROP TABLE question_escalations")
+        (old,) = (s for s in sqlite_schema.STEPS if s.why == "escalations: one per answer")
+        conn.execute(old.statements[0])
+        conn.executemany(
+            "INSERT INTO escalations (answer_id, user, at) VALUES (?, ?, ?)",
+            [(copy, "U3", "2026-10-03T10:05:00"), (original, "U2", "2026-10-03T10:01:00")],
+        )
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    store = SQLiteAnswerStore(path)
+    assert store.claim_escalation(original, "U4", "t1") is False
+    assert store.claim_escalation(copy, "U4", "t2") is False
+    store.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute("SELECT answer_id, user FROM question_escalations").fetchall()
+    assert rows == [(original, "U2")]

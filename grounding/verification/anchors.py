@@ -8,7 +8,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from grounding.verification.numbers import canonical
+from grounding.verification.numbers import canonical, compose
 from retrieval.text import NEGATIONS, fold_word, nfkc
 from retrieval.text.words import CLAIM_STOPWORDS
 
@@ -22,10 +22,15 @@ _TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?|[.!?](?=\s|$)|\n\s
 
 @functools.lru_cache(maxsize=256)  # the same evidence is checked once per claim citing it
 def terms(text: str) -> tuple[str, ...]:
-    """Casefolded, suffix-folded words, numbers by value (`five` and `5.0` are `5`), and "" for
-    sentence ends; "n't" is "not"."""
+    """Casefolded, suffix-folded words, numbers by value (`five` and `5.0` are `5`, "sixty four"
+    is `64`), and "" for sentence ends; "n't" is "not"."""
     text = _NONE_VALUE.sub("nonevalue", _CONTRACTION.sub(" not", nfkc(text))).casefold()
-    return tuple(term for token in _TERM.findall(text) for term in _terms_of(token))
+    matches = list(_TERM.finditer(text))
+    spaced = [
+        i > 0 and not text[matches[i - 1].end() : m.start()].strip() for i, m in enumerate(matches)
+    ]
+    tokens = compose([m.group() for m in matches], spaced)
+    return tuple(term for token in tokens for term in _terms_of(token))
 
 
 def _terms_of(token: str) -> tuple[str, ...]:

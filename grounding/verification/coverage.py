@@ -1,12 +1,14 @@
 """Content coverage: enough of a claim's content words must occur in what it rests on, words
 meeting through the shared text module's morphology: fold_word's inflections (retries/retry),
-then Snowball's derivations (configuration/configure, redirection/redirects)."""
+then Snowball's derivations (configuration/configure, redirection/redirects). Number words are
+left to the number checks."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import replace
 
+from grounding.verification.numbers import SPELLED
 from retrieval.text import CLAIM_WORDS, EVIDENCE_WORDS, SnowballStemmer, fold_word, has_cjk
 
 # Share of a claim's content words (distinct, stopwords dropped) that must occur in the sentences
@@ -42,12 +44,16 @@ def coverage(claim: str, evidence: str) -> tuple[tuple[str, ...], tuple[str, ...
     """The claim's content words found in `evidence` and those missing, each sorted."""
     folded_evidence = evidence.casefold()
     folds, stems = _evidence_forms(evidence)
+    words = _raw_words(claim)
     found = {
         w
-        for w in _raw_words(claim)
+        for w in words
         if fold_word(w) in folds or _SNOWBALL(w) in stems or _cjk_in(w, folded_evidence)
     }
-    return tuple(sorted(found)), tuple(sorted(_raw_words(claim) - found))
+    # A number word the evidence does not spell out is left to the number checks, which read
+    # it by value ("fifty" is in "50"); one it spells out counts as found, as any word.
+    missing = {w for w in words - found if w not in SPELLED}
+    return tuple(sorted(found)), tuple(sorted(missing))
 
 
 @functools.lru_cache(maxsize=256)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from grounding.verification.anchors import STOPWORDS_FOLDED, anchored, sentence_window
+from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, fold_word
 
 # These reaches are set by hand from how English phrases a negation, not fit by
@@ -30,6 +31,8 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     for i, term in enumerate(claim):
         if term not in NEGATIONS or anchored(claim, i, evidence, NEGATION_WINDOW):
             continue
+        if opens_bound(claim, i):
+            continue  # "no more than 8": a bound (bounds.py reads it), not a negation
         if states_default and _in_condition(claim, i):
             continue  # "if you haven't changed it, ...": how a paraphrase says "by default"
         return term
@@ -61,7 +64,7 @@ def dropped_negation(claim: Sequence[str], clause: Sequence[str]) -> str | None:
     no negation near it; None when the claim keeps every negation or does not say the word."""
     said = set(claim)
     for j, term in enumerate(clause):
-        if term not in NEGATIONS:
+        if term not in NEGATIONS or opens_bound(clause, j):
             continue
         negated = _negated_word(clause, j)
         if negated is None or negated not in said or _said_plainly(clause, negated):

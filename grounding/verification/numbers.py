@@ -1,9 +1,11 @@
-"""Numbers as values: `5`, `5.0` and "five" are one number, `1,000` is `1000`, so a claim that
-spells a count out ("three steps") is checked like one that writes digits, both ways."""
+"""Numbers as values: `5`, `5.0` and "five" are one number, `1,000` is `1000`, and a number
+phrase is one number ("twenty five", "two hundred and fifty", "5 thousand", "1.5 million"), so a
+claim that spells a count out ("three steps") is checked like one that writes digits, both ways."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from types import MappingProxyType
 
 _UNIT_TEXT = """
@@ -13,24 +15,36 @@ _UNIT_TEXT = """
 _UNITS = _UNIT_TEXT.split()
 _TENS_TEXT = "twenty thirty forty fifty sixty seventy eighty ninety"
 _TENS = _TENS_TEXT.split()
-# English number words, casefolded. Not "one" (as often a pronoun, "the one that"), nor "a",
-# "single" or "once": they are mostly not counts.
-NUMBER_WORDS = MappingProxyType(
+# The words of a number below a hundred, "one" included: inside a phrase ("one hundred",
+# "twenty one") it is a number, whatever it is alone.
+_BELOW_HUNDRED = MappingProxyType(
     {
-        **{word: value for value, word in enumerate(_UNITS) if word != "one"},
+        **{word: value for value, word in enumerate(_UNITS)},
         **{word: 20 + 10 * i for i, word in enumerate(_TENS)},
         **{
             f"{ten}-{unit}": 20 + 10 * i + j
             for i, ten in enumerate(_TENS)
             for j, unit in enumerate(_UNITS[1:10], start=1)
         },
-        "hundred": 100,
-        "thousand": 1000,
-        "million": 1_000_000,
+    }
+)
+_SCALES = MappingProxyType(
+    {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+)
+# English number words, casefolded, read alone. Not "one" (as often a pronoun, "the one that"),
+# nor "a", "single" or "once": they are mostly not counts (bindings.py reads "one" as a count
+# where it counts a noun).
+NUMBER_WORDS = MappingProxyType(
+    {
+        **{word: value for word, value in _BELOW_HUNDRED.items() if word != "one"},
+        **_SCALES,
         "dozen": 12,
         "twice": 2,
     }
 )
+# Every word that spells (part of) a number, "one" included: coverage leaves them to the
+# number checks, which read them by value ("fifty" is in "50").
+SPELLED = frozenset(_BELOW_HUNDRED) | frozenset(NUMBER_WORDS)
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
 
@@ -47,3 +61,73 @@ def canonical(token: str) -> str | None:
     if dot and fraction.strip("0") == "" and whole.isdigit():
         return str(int(whole))  # 5.0 is 5; 3.10 stays 3.10 (a version, not 3.1)
     return str(int(token)) if token.isdigit() else token
+
+
+def compose(tokens: Sequence[str], spaced: Sequence[bool]) -> list[str]:
+    """`tokens` (casefolded words and digit runs) with each number phrase of two or more
+    tokens replaced by its value in digits: "sixty four" is "64", "two hundred and fifty" is
+    "250", "1.5 million" is "1500000". `spaced[i]`: only whitespace separates token i from the
+    one before, as a phrase's words are ("5 thousand, one of them" is two numbers). Two numbers
+    side by side ("2 3", "two three") stay two."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        end, value = _phrase(tokens, spaced, i)
+        if end > i + 1:
+            out.append(value)
+            i = end
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+def _phrase(tokens: Sequence[str], spaced: Sequence[bool], start: int) -> tuple[int, str]:
+    """Where the number phrase starting at `start` ends, and its value (end == start + 1 or
+    less when there is no phrase of two tokens or more)."""
+    total, current, last, end = 0.0, 0.0, "", start
+    i = start
+    while i < len(tokens):
+        token = tokens[i]
+        if i > start and not spaced[i]:
+            break
+        if token in _SCALES and last in ("digits", "tens", "small", "hundred"):
+            scale = _SCALES[token]
+            if scale == 100:
+                if last == "hundred":
+                    break
+                current, last = current * 100, "hundred"
+            else:
+                total, current, last = total + current * scale, 0.0, "scale"
+        elif token in _BELOW_HUNDRED and _may_follow(last, token):
+            current += _BELOW_HUNDRED[token]
+            last = "tens" if token in _TENS else "small"
+        elif token == "and" and last in ("hundred", "scale") and _next_is_small(tokens, spaced, i):
+            i += 1
+            continue
+        elif i == start and _DIGITS.fullmatch(token) and _next_is_scale(tokens, i):
+            current, last = float(token.replace(",", "")), "digits"
+        else:
+            break
+        i += 1
+        end = i
+    value = total + current
+    return end, str(int(value)) if value == int(value) else str(value)
+
+
+_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?")
+
+
+def _may_follow(last: str, word: str) -> bool:
+    if last in ("", "hundred", "scale"):
+        return True
+    # "twenty five": a unit after a ten; never "two three" or "twenty thirty".
+    return last == "tens" and _BELOW_HUNDRED[word] < 10 and "-" not in word
+
+
+def _next_is_small(tokens: Sequence[str], spaced: Sequence[bool], i: int) -> bool:
+    return i + 1 < len(tokens) and spaced[i + 1] and tokens[i + 1] in _BELOW_HUNDRED
+
+
+def _next_is_scale(tokens: Sequence[str], i: int) -> bool:
+    return i + 1 < len(tokens) and tokens[i + 1] in _SCALES

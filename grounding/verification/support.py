@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grounding.verification.anchors import terms
+from grounding.verification.bindings import binding_problem
+from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
+from grounding.verification.defaults import default_problem
 from grounding.verification.identifiers import (
     appears,
     exact_tokens,
@@ -23,6 +26,7 @@ from grounding.verification.negation import (
     dropped_negation,
     negation_disagrees,
 )
+from grounding.verification.quantities import unit_problem
 from grounding.verification.quotes import quote_form, without_line_markup, without_links
 from grounding.verification.values import number_problem, value_problem
 from retrieval.text import normalize_text
@@ -120,9 +124,10 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    problem = value_problem(said, quoted)
-    if problem is not None:
-        return problem
+    for rule in (value_problem, default_problem, bound_problem, unit_problem, binding_problem):
+        problem = rule(said, quoted)
+        if problem is not None:
+            return problem
     negation = added_negation(said, quoted)
     if negation is not None:
         return f"{negation!r} is not near the same words in the quoted evidence"

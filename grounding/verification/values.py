@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from grounding.verification.anchors import anchored, is_number
+from grounding.verification.quantities import converts
 from retrieval.text import fold_word
 
 NUMBER_WINDOW = 10
@@ -17,11 +18,13 @@ VALUE_WORDS = frozenset(
 
 
 def number_problem(claim: Sequence[str], evidence: Sequence[str], *, anchor: bool) -> str | None:
-    """Why a number of the claim is unsupported: absent from the evidence, or (when `anchor`)
-    not near the same words there."""
+    """Why a number of the claim is unsupported: absent from the evidence (as written, or as
+    the same duration in other units), or (when `anchor`) not near the same words there."""
     present = {t for t in evidence if is_number(t)}
     for i, term in enumerate(claim):
         if not is_number(term):
+            continue
+        if term not in present and converts(claim, i, evidence):
             continue
         if term not in present:
             return f"the number {term} is not in the quoted evidence"

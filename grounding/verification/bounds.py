@@ -1,0 +1,66 @@
+"""Bounds: "at most 8", "up to 8" and "no more than 8" set a maximum, "at least 3" and "no
+fewer than 3" a minimum. A claim that turns a bound around keeps its number and every word but
+one, so it is read by the bound its number sets; and "no more than" bounds, it does not negate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from grounding.verification.anchors import is_number
+from retrieval.text import fold_word
+
+Bound = Literal["max", "min"]
+
+
+def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(fold_word(w) for w in p.split()) for p in text.split(","))
+
+
+# The words before a number that bound it, longest first where one ends another.
+_MAX = _phrases(
+    "no more than,not more than,no longer than,not longer than,no later than,at most,up to,"
+    "less than,fewer than,maximum of,a maximum,maximum,max,under,below"
+)
+_MIN = _phrases(
+    "no less than,not less than,no fewer than,not fewer than,no earlier than,at least,"
+    "more than,longer than,minimum of,a minimum,minimum,min,over,above"
+)
+_PHRASES: tuple[tuple[tuple[str, ...], Bound], ...] = tuple(
+    sorted(
+        [(p, "max") for p in _MAX] + [(p, "min") for p in _MIN],
+        key=lambda pair: -len(pair[0]),
+    )
+)
+_NEGATED_BOUNDS = tuple(p for p, _ in _PHRASES if p[0] in ("no", "not"))
+
+
+def bound_of(terms: Sequence[str], i: int) -> Bound | None:
+    """The bound the words right before number `i` set, if any."""
+    for phrase, bound in _PHRASES:
+        start = i - len(phrase)
+        if start >= 0 and tuple(terms[start:i]) == phrase:
+            return bound
+    return None
+
+
+def opens_bound(terms: Sequence[str], i: int) -> bool:
+    """Term `i` is the "no"/"not" of "no more than" and the like: a bound, not a negation."""
+    return any(tuple(terms[i : i + len(p)]) == p for p in _NEGATED_BOUNDS)
+
+
+def bound_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """A number the claim bounds one way where every occurrence of it in the evidence is
+    bounded the other way ("at least 8" from "at most 8")."""
+    for i, term in enumerate(claim):
+        if not is_number(term):
+            continue
+        said = bound_of(claim, i)
+        if said is None:
+            continue
+        stated = [bound_of(evidence, j) for j, other in enumerate(evidence) if other == term]
+        if stated and all(b is not None and b != said for b in stated):
+            word = "maximum" if said == "max" else "minimum"
+            return f"the claim makes {term} a {word}, the quoted evidence does not"
+    return None

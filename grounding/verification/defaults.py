@@ -1,0 +1,65 @@
+"""Defaults: "defaults to 64", "Default: ``64``", "(Default 64)", "the default size is 64",
+"64 by default", "by default ... 64". When both the claim and its quotes state a default value,
+the claim's must be one of the quotes': a quote that gives 64 as the default and 1024 for bulk
+imports does not support "defaults to 1024", though it holds every word of it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from grounding.verification.anchors import is_number
+from grounding.verification.quantities import folded_words
+from retrieval.text import fold_word
+
+_DEFAULT = fold_word("default")
+_BY = fold_word("by")
+_TRUE, _FALSE = fold_word("true"), fold_word("false")
+_NONE = fold_word("nonevalue")  # anchors.terms' spelling of Python's None
+# How far a default's value may sit from the word: "the default queue size is 64" (after it),
+# "is 30 seconds by default" (before "by"), "By default the queue holds 64 jobs" (after).
+_AFTER = 8
+# Words that start another clause: "By default it retries, and set `retries` to 5 for more"
+# gives no default of 5.
+_CLAUSE_STARTS = folded_words(
+    "and but or so then while which when whereas unless if for set pass use"
+)
+_BEFORE = 3
+
+
+def is_value(term: str) -> bool:
+    return is_number(term) or term in (_TRUE, _FALSE, _NONE)
+
+
+def default_values(terms: Sequence[str]) -> frozenset[str]:
+    """The values `terms` state as a default, each the first value next to a "default"."""
+    found: set[str] = set()
+    for k, term in enumerate(terms):
+        if term != _DEFAULT:
+            continue
+        value = None
+        if k > 0 and terms[k - 1] == _BY:
+            value = _first_value(reversed(terms[max(0, k - 1 - _BEFORE) : k - 1]))
+        if value is None:
+            value = _first_value(terms[k + 1 : k + 1 + _AFTER])
+        if value is not None:
+            found.add(value)
+    return frozenset(found)
+
+
+def _first_value(terms: Iterable[str]) -> str | None:
+    for term in terms:
+        if not term or term == _DEFAULT or term in _CLAUSE_STARTS:
+            return None  # the sentence or its clause ended, or another default begins
+        if is_value(term):
+            return term
+    return None
+
+
+def default_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    said, stated = default_values(claim), default_values(evidence)
+    if not said or not stated or said <= stated:
+        return None
+    wrong = sorted(said - stated)[0]
+    return (
+        f"the claim gives {wrong} as the default, the quoted evidence {', '.join(sorted(stated))}"
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import logging
@@ -11,26 +10,22 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from bot.building import index_once
-from bot.eval_command import add_eval_parser
-from bot.feedback import feedback_command
-from bot.index_report import print_report
-from bot.progress import terminal_progress
-from bot.render import NO_ACCESS, post_kwargs, quotes_to_show, render_answer
-from bot.render.no_answer import no_answer_text
-from bot.runtime import pipeline_loader
-from bot.settings import Settings
-from bot.store.select import database_url, open_store, sqlite_path
-from grounding.answer import Answer, AnswerStatus
-from grounding.pipeline import AnswerPipeline
-from retrieval.chunks import Hit
+from bot.eval_parser import add_eval_parser
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
-from retrieval.index import Index
 from retrieval.query import check_question
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
+
+if TYPE_CHECKING:
+    from grounding.answer import Answer
+    from grounding.pipeline import AnswerPipeline
+    from retrieval.chunks import Hit
+
+# Each command imports what it needs when it runs: `docbot search` is answered in a fraction
+# of a second, and importing the builder, the answer store, the generators and the renderer
+# up front cost it ~1 s (docs/performance.md, "Cold search").
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -181,6 +176,10 @@ def _scope(args: argparse.Namespace, config: Config) -> Scope:
 
 
 def _index(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.building import index_once
+    from bot.index_report import print_report
+    from bot.progress import terminal_progress
+
     config = _config(args)
 
     def waiting(why: str) -> None:
@@ -205,7 +204,11 @@ def _search(args: argparse.Namespace, out: TextIO) -> int:
         raise InputError("--k must be at least 1")
     config = _config(args)
     scope = _scope(args, config)
-    hits = Index.load(config).search(question, scope, args.k)
+    from retrieval.index import Index
+
+    # Only the collections the scope may read are loaded: a channel reading one collection
+    # of six does not pay for the other five (nor trip over their files).
+    hits = Index.load(config, collections=scope.collections).search(question, scope, args.k)
     if args.json:
         json.dump([_hit_json(hit) for hit in hits], out, ensure_ascii=False, indent=2)
         print(file=out)
@@ -237,12 +240,21 @@ def _hit_json(hit: Hit) -> dict[str, Any]:
 
 
 def _nothing_found(scope: Scope) -> str:
+    from bot.render.no_answer import NO_ACCESS
+
     if scope.is_empty:
         return NO_ACCESS
     return f"No passage matches in: {', '.join(scope.collections)}."
 
 
 def _ask(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
+    from bot.render import post_kwargs, render_answer
+    from bot.render.no_answer import no_answer_text
+    from bot.runtime import pipeline_loader
+    from bot.settings import Settings
+    from grounding.answer import AnswerStatus
 
     question = check_question(args.question)
     config = _config(args)
@@ -271,6 +283,10 @@ async def _answer_once(pipeline: AnswerPipeline, question: str, scope: Scope) ->
 
 
 def _print_answer(answer: Answer, out: TextIO) -> None:
+    from bot.render import quotes_to_show
+    from bot.render.no_answer import no_answer_text
+    from grounding.answer import AnswerStatus
+
     if answer.status is not AnswerStatus.ANSWERED:
         print(f"[{answer.status.value}] {no_answer_text(answer)}", file=out)
         if answer.error_detail:
@@ -299,8 +315,13 @@ def _print_answer(answer: Answer, out: TextIO) -> None:
 
 def _serve(args: argparse.Namespace, out: TextIO) -> int:
     # Only serve needs slack_bolt, the slowest import: index, search and ask start without it.
+    import asyncio
+
     from bot.live import Reload
+    from bot.runtime import pipeline_loader
     from bot.serve import run_serve
+    from bot.settings import Settings
+    from bot.store.select import open_store
 
     config_path = args.config or default_config_path()
     published: Path | None = args.index
@@ -330,6 +351,9 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _feedback(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.feedback import feedback_command
+    from bot.settings import Settings
+    from bot.store.select import database_url, open_store, sqlite_path
 
     config = _config(args)
     settings = Settings.from_env(os.environ)

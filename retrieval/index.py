@@ -47,7 +47,7 @@ from retrieval.engines import Engine, build_engine, choose_engine, open_engine
 from retrieval.errors import IndexNotBuiltError
 from retrieval.fusion import DEPTH, DenseSide, ExactScores, Ranked, weighted
 from retrieval.manifest import index_root, read_manifest, read_snapshot, run_index
-from retrieval.scopes import Scope
+from retrieval.scopes import Scope, readers
 from retrieval.text import tokenize
 
 # Re-exported: the CLI, the bot and the benchmarks import the index's whole API from here.
@@ -77,42 +77,59 @@ class Index:
         snapshots: Mapping[str, CollectionSnapshot],
         engines: Mapping[tuple[str, ...], Engine],
         dense: DenseScorer | None = None,
+        *,
+        partial: bool = False,
     ) -> None:
+        """`partial`: the snapshots are the collections one scope asked for, not all of the
+        config's (`load(collections=...)`)."""
         self._config = config
         self._generation = generation
         self._snapshots = dict(snapshots)
         self._engines = dict(engines)
         self._dense = dense
+        self._partial = partial
         self._chunks: dict[tuple[str, ...], tuple[Chunk, ...]] = {}
         self._lock = threading.Lock()
-        self._neighbours = {
-            chunk.chunk_id: (record.chunks, i)
-            for snapshot in self._snapshots.values()
-            for record in snapshot.files
-            for i, chunk in enumerate(record.chunks)
-        }
+        # Built on the first `adjacent` call: a search never needs it (0.17 s at 100k chunks).
+        self._neighbours: dict[str, tuple[tuple[Chunk, ...], int]] | None = None
 
     @classmethod
-    def load(cls, config: Config, embedder: Embedder | None = None) -> Index:
+    def load(
+        cls,
+        config: Config,
+        embedder: Embedder | None = None,
+        *,
+        collections: Sequence[str] | None = None,
+    ) -> Index:
         """Open what `build_index` wrote for this config (or, with `index_dir`, the version
-        published there); IndexNotBuiltError if absent, stale or any file is damaged.
+        published there); IndexNotBuiltError if absent, stale or any file it reads is damaged.
 
         With `retrieval.dense`, `embedder` (default `load_embedder()`) embeds the questions and
         must be the model the vectors were made with.
+
+        `collections` (a scope's, for one command-line search) reads those collections'
+        snapshots, engines and vectors only: the other collections' files are never opened,
+        so neither their cost nor their damage reaches this scope. The Index then serves
+        scopes within those collections only. `docbot serve` loads everything.
         """
         root = load_root(config)
         manifest = read_manifest(root)
+        wanted = None if collections is None else frozenset(collections)
         try:
             entries = {entry["name"]: entry for entry in manifest["collections"]}
-            snapshots = _load_snapshots(root, config, entries)
+            snapshots = _load_snapshots(root, config, entries, _to_read(config, wanted))
             # Again at load: the config may have changed readers since the index was built.
             check_exclusive(config, snapshots)
+            if wanted is not None:
+                # Read only to check that no file is shared with a wanted collection.
+                snapshots = {name: snap for name, snap in snapshots.items() if name in wanted}
             engines = _open_engines(root, manifest["sets"], snapshots)
             dense = None
             if config.retrieval.dense:
                 embedder = embedder if embedder is not None else load_embedder()
                 dense = _open_vectors(root, entries, snapshots, embedder)
-            return cls(config, str(manifest["generation"]), snapshots, engines, dense)
+            generation = str(manifest["generation"])
+            return cls(config, generation, snapshots, engines, dense, partial=wanted is not None)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise IndexNotBuiltError(
                 f"the index in {root} is damaged ({exc!r}): {run_index('again')}"
@@ -160,7 +177,16 @@ class Index:
         return () if scope.is_empty else self._engine_for(scope.collections)[1]
 
     def adjacent(self, chunk: Chunk) -> tuple[Chunk | None, Chunk | None]:
-        found = self._neighbours.get(chunk.chunk_id)
+        with self._lock:
+            if self._neighbours is None:
+                self._neighbours = {
+                    chunk.chunk_id: (record.chunks, i)
+                    for snapshot in self._snapshots.values()
+                    for record in snapshot.files
+                    for i, chunk in enumerate(record.chunks)
+                }
+            neighbours = self._neighbours
+        found = neighbours.get(chunk.chunk_id)
         if found is None:
             return None, None
         chunks, i = found
@@ -193,6 +219,12 @@ class Index:
 
     def _engine_for(self, names: tuple[str, ...]) -> tuple[Engine, tuple[Chunk, ...]]:
         missing = [name for name in names if name not in self._snapshots]
+        if missing and self._partial:
+            # A caller's mistake, not the index's: it loaded fewer collections than it searches.
+            raise ValueError(
+                f"collection(s) {', '.join(missing)} were not loaded: this index was loaded "
+                f"for {', '.join(sorted(self._snapshots))} only (Index.load(collections=...))"
+            )
         if missing:
             raise IndexNotBuiltError(
                 f"collection(s) {', '.join(missing)} are not in the index: "
@@ -213,12 +245,37 @@ class Index:
         return build_engine(kind, [tokenize(index_text(chunk)) for chunk in chunks])
 
 
+def _to_read(config: Config, wanted: frozenset[str] | None) -> frozenset[str]:
+    """The collections a load reads: `wanted` (all when None), and any other collection whose
+    folder nests in or holds a wanted one's with other readers, so that the check that no file
+    is indexed by two collections with different readers still sees both sides."""
+    everything = frozenset(collection.name for collection in config.collections)
+    if wanted is None:
+        return everything
+    mine = [c for c in config.collections if c.name in wanted]
+    overlapping = {
+        other.name
+        for other in config.collections
+        for collection in mine
+        if other.name not in wanted
+        and readers(other) != readers(collection)
+        and _nested(other.folder, collection.folder)
+    }
+    return (wanted & everything) | overlapping
+
+
+def _nested(a: Path, b: Path) -> bool:
+    return a == b or a in b.parents or b in a.parents
+
+
 def _load_snapshots(
-    root: Path, config: Config, entries: Mapping[str, Mapping[str, Any]]
+    root: Path, config: Config, entries: Mapping[str, Mapping[str, Any]], names: frozenset[str]
 ) -> dict[str, CollectionSnapshot]:
     expected = chunking_key(config.search)
     snapshots = {}
     for collection in config.collections:
+        if collection.name not in names:
+            continue
         entry = entries.get(collection.name)
         if entry is None:
             raise IndexNotBuiltError(

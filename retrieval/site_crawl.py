@@ -12,15 +12,19 @@ import asyncio
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import urldefrag, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 from xml.etree import ElementTree
 
-import aiohttp
-
 from retrieval.errors import DocbotError
 from retrieval.files import glob_regex
 from retrieval.html_text import PageText, page_text
+
+if TYPE_CHECKING:
+    # Imported where a crawl runs: aiohttp costs ~0.2 s to import, and every command that
+    # imports the index (`docbot search` among them) would pay it without ever crawling.
+    import aiohttp
 
 USER_AGENT = "docbot (documentation sync; https://github.com/docbot)"
 CONCURRENCY = 4  # requests in flight to one site
@@ -116,6 +120,8 @@ def crawl(
 
 
 async def _crawl(scope: _Scope, known: Mapping[str, Known], limits: _Limits) -> Crawl:
+    import aiohttp
+
     client_timeout = aiohttp.ClientTimeout(total=limits.timeout)
     headers = {"User-Agent": USER_AGENT}
     async with aiohttp.ClientSession(timeout=client_timeout, headers=headers) as session:
@@ -321,6 +327,8 @@ async def _get(
 ) -> tuple[int, bytes, Mapping[str, str]]:
     """(status, body, headers); status 0 when the server gave no answer, -1 when the body is
     over `cap` bytes. Up to `redirects` redirects are followed, only within the same host."""
+    import aiohttp
+
     try:
         async with session.get(url, headers=headers, allow_redirects=False) as response:
             if response.status in (301, 302, 303, 307, 308):

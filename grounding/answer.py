@@ -17,6 +17,13 @@ class NoAnswer(StrEnum):
     NOT_IN_DOCS = "not_in_docs"  # not found: nothing near, or the evidence does not answer it
     NO_CLAIMS = "no_claims"  # not found: the answer made no statement citing the evidence
     UNVERIFIED = "unverified"  # not found: every statement failed verification (see dropped)
+    # error: the language model failed (its GenerationError kind and message are in error_detail)
+    MODEL_RATE_LIMITED = "model_rate_limited"
+    MODEL_TIMEOUT = "model_timeout"
+    MODEL_UNAVAILABLE = "model_unavailable"  # down, or refused docbot's key or request
+    MODEL_REFUSED = "model_refused"  # it declined this question
+    MODEL_INCOMPLETE = "model_incomplete"  # its reply was cut off
+    MODEL_INVALID = "model_invalid"  # its reply was not an answer of the schema
 
 
 class AnswerStatus(StrEnum):

@@ -49,22 +49,19 @@ CONTEXT_QUESTIONS = 3
 # Every answer names every stage; a stage that did not run took 0.0 ms.
 STAGES = ("rewrite", "retrieve", "pack", "gate", "generate", "verify")
 
-_ADMINS = "Try again in a minute; the docbot admins can see the details in its log."
-# What a user reads for each GenerationError kind. The generator's own message can quote the model
-# server (an HTTP body, part of an API key, config advice for admins), so it goes to the log and
-# `Answer.error_detail`, never to the conversation.
-ERROR_MESSAGES: Mapping[str, str] = {
-    "rate_limited": f"The language model is rate limited right now. {_ADMINS}",
-    "timeout": f"The language model took too long to answer. {_ADMINS}",
-    "unavailable": f"The language model is unavailable right now. {_ADMINS}",
-    "auth": f"The language model is unavailable right now. {_ADMINS}",
-    "rejected": f"The language model is unavailable right now. {_ADMINS}",
-    "refusal": "The language model declined to answer this question. Try rephrasing it.",
-    "incomplete": (
-        "The language model could not produce a valid answer this time. Try again, or ask a "
-        "narrower question."
-    ),
-    "invalid": f"The language model could not produce a valid answer this time. {_ADMINS}",
+# Why an `error` answer has no claims, by GenerationError kind, as a code: bot/render words it.
+# The generator's own message can quote the model server (an HTTP body, part of an API key,
+# config advice for admins), so it goes to the log and `Answer.error_detail`, never to the
+# conversation.
+MODEL_FAILURES: Mapping[str, NoAnswer] = {
+    "rate_limited": NoAnswer.MODEL_RATE_LIMITED,
+    "timeout": NoAnswer.MODEL_TIMEOUT,
+    "unavailable": NoAnswer.MODEL_UNAVAILABLE,
+    "auth": NoAnswer.MODEL_UNAVAILABLE,
+    "rejected": NoAnswer.MODEL_UNAVAILABLE,
+    "refusal": NoAnswer.MODEL_REFUSED,
+    "incomplete": NoAnswer.MODEL_INCOMPLETE,
+    "invalid": NoAnswer.MODEL_INVALID,
 }
 
 
@@ -254,7 +251,8 @@ class AnswerPipeline:
         return _verified(_timed(generated, "verify", _ms_since(started)), verification)
 
     def _failed(self, base: Answer, exc: GenerationError) -> Answer:
-        """An `error` answer: a fixed message for the user; the kind and detail for admins."""
+        """An `error` answer: a reason code for the user (the bot words it); the kind and
+        detail for admins."""
         detail = f"{exc.kind}: {exc}"
         self._log.warning(
             "generation failed kind=%s team=%s channel=%s generator=%s: %s",
@@ -264,8 +262,8 @@ class AnswerPipeline:
             base.generator,
             exc,
         )
-        message = ERROR_MESSAGES.get(exc.kind, ERROR_MESSAGES["unavailable"])
-        return replace(base, status=AnswerStatus.ERROR, message=message, error_detail=detail)
+        reason = MODEL_FAILURES.get(exc.kind, NoAnswer.MODEL_UNAVAILABLE)
+        return replace(base, status=AnswerStatus.ERROR, reason=reason, error_detail=detail)
 
     async def _regenerate_if_needed(
         self, request: GenerationRequest, first: Generation

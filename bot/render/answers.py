@@ -164,12 +164,12 @@ def _render_refused(answer: Answer) -> Message:
 
 
 def _render_failed(answer: Answer) -> Message:
-    """An `error` answer: its message is the pipeline's fixed text for users, which already says
-    what to do (the details are in `error_detail`, for the log and the store only)."""
-    reason = answer.message.strip()
-    if not reason:
+    """An `error` answer: its reason code's words, which already say what to do (the details
+    are in `error_detail`, for the log and the store only)."""
+    why = no_answer_text(answer)
+    if not why:
         return render_error("")
-    text = f":warning: Sorry, I could not answer this. {escape(clip(reason, 500))}"
+    text = f":warning: Sorry, I could not answer this. {why}"
     return Message(text=plain(text), blocks=(section(text),))
 
 

@@ -1,7 +1,10 @@
 """Why an answer shows no claims, in words: the reason codes grounding returns (refused, not
-found) worded once, for Slack, `docbot ask` and `docbot search` alike."""
+found, the language model failed) worded once, for Slack, `docbot ask` and `docbot search`
+alike."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from bot.render.text import clip, clip_escaped, escape
 from grounding.answer import Answer, AnswerStatus, NoAnswer
@@ -22,16 +25,37 @@ NO_ACCESS = (
     "Ask a docbot admin to give it access in `docbot.yml`, or ask me in a channel that has access."
 )
 
+_ADMINS = "Try again in a minute; the docbot admins can see the details in its log."
+# An `error` answer: what went wrong with the language model and what to do. The details (the
+# server's reply, which may quote config or a key) are for the log and error_detail only.
+MODEL_FAILURE_TEXT: Mapping[NoAnswer, str] = {
+    NoAnswer.MODEL_RATE_LIMITED: f"The language model is rate limited right now. {_ADMINS}",
+    NoAnswer.MODEL_TIMEOUT: f"The language model took too long to answer. {_ADMINS}",
+    NoAnswer.MODEL_UNAVAILABLE: f"The language model is unavailable right now. {_ADMINS}",
+    NoAnswer.MODEL_REFUSED: (
+        "The language model declined to answer this question. Try rephrasing it."
+    ),
+    NoAnswer.MODEL_INCOMPLETE: (
+        "The language model could not produce a valid answer this time. Try again, or ask a "
+        "narrower question."
+    ),
+    NoAnswer.MODEL_INVALID: (
+        f"The language model could not produce a valid answer this time. {_ADMINS}"
+    ),
+}
+
 
 def no_answer_text(answer: Answer) -> str:
-    """Why an answer has no claims, in words (mrkdwn, escaped): the refusal's reason code
-    worded here, else the pipeline's fixed message. The command line prints it too."""
+    """Why an answer has no claims, in words (mrkdwn, escaped): its reason code worded here,
+    else the message it carries (an answer stored by an older docbot, or one docbot's own
+    answerer wrote). The command line prints it too."""
     if answer.reason is NoAnswer.UNVERIFIED_CHANNEL:
         return UNVERIFIED
     if answer.reason is NoAnswer.NO_ACCESS:
         return NO_ACCESS
     if answer.reason is not None:
-        return _not_found_text(answer.reason, answer)
+        failure = MODEL_FAILURE_TEXT.get(answer.reason)
+        return failure if failure is not None else _not_found_text(answer.reason, answer)
     message = answer.message.strip()  # an answer stored by an older docbot carries its words
     if message or answer.status is not AnswerStatus.REFUSED:
         return escape(clip(message, 1_000))

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import pytest
 
-from grounding.answer import AnswerStatus
-from grounding.pipeline import ERROR_MESSAGES
+from bot.render.no_answer import MODEL_FAILURE_TEXT, no_answer_text
+from grounding.answer import AnswerStatus, NoAnswer
 from tests.grounding.fake_clock import FakeClock
 from tests.grounding.fake_openai import Recorded, Reply, answer, hang, http_error, trickle
 from tests.grounding.openai_harness import API, APIS, ask, error, generation, serve
@@ -47,7 +47,8 @@ def test_deadline_ends_a_hanging_model_with_an_error_answer(api: API, wedged: Re
         max_retries=2,
     )
     assert answer_.status is AnswerStatus.ERROR
-    assert answer_.message == ERROR_MESSAGES["timeout"]
+    assert answer_.reason is NoAnswer.MODEL_TIMEOUT
+    assert no_answer_text(answer_) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_TIMEOUT]
     assert answer_.error_detail.startswith("timeout: ")
     assert "attempt 1 within the answer's deadline (answer.deadline_seconds: 45 s)" in (
         answer_.error_detail

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from grounding.answer import AnswerStatus
-from grounding.pipeline import ERROR_MESSAGES
+from bot.render.no_answer import MODEL_FAILURE_TEXT, no_answer_text
+from grounding.answer import AnswerStatus, NoAnswer
 from tests.grounding.fake_openai import Reply, json_body, raw_body
 from tests.grounding.openai_harness import API, APIS, ask, error, serve
 
@@ -120,7 +120,8 @@ def test_broken_server_minimal_reply_without_optional_fields_is_read() -> None:
 def test_broken_server_becomes_an_error_answer_with_the_fixed_message(api: API) -> None:
     answer, _ = ask(api, HTML)
     assert answer.status is AnswerStatus.ERROR
-    assert answer.message == ERROR_MESSAGES["invalid"]
+    assert answer.reason is NoAnswer.MODEL_INVALID
+    assert no_answer_text(answer) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_INVALID]
     assert answer.claims == ()
     assert answer.error_detail.startswith("invalid: ")
     assert "not JSON" in answer.error_detail and "<html>" not in answer.error_detail

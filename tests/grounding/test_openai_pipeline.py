@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from grounding.answer import AnswerStatus, Usage
-from grounding.pipeline import ERROR_MESSAGES
+from bot.render.no_answer import MODEL_FAILURE_TEXT, no_answer_text
+from grounding.answer import AnswerStatus, NoAnswer, Usage
 from tests.grounding.fake_openai import answer, http_error, refusal, truncated
 from tests.grounding.openai_harness import API, APIS, CLIENTS, TIMEOUTS, ask, user_texts
 
@@ -51,14 +51,16 @@ def test_pipeline_drops_a_claim_whose_number_is_not_in_its_evidence(api: API) ->
 def test_pipeline_answers_error_when_the_model_refuses(api: API) -> None:
     answer_, _ = ask(api, refusal("I can't help with that."))
     assert answer_.status is AnswerStatus.ERROR
-    assert answer_.claims == () and answer_.message == ERROR_MESSAGES["refusal"]
+    assert answer_.claims == () and answer_.reason is NoAnswer.MODEL_REFUSED
+    assert no_answer_text(answer_) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_REFUSED]
     assert answer_.error_detail.startswith("refusal: ")
 
 
 def test_pipeline_answers_error_when_rate_limited_for_good() -> None:
     answer_, fake = ask("responses", fallback=http_error(429), max_retries=1)
     assert answer_.status is AnswerStatus.ERROR
-    assert answer_.message == ERROR_MESSAGES["rate_limited"]
+    assert answer_.reason is NoAnswer.MODEL_RATE_LIMITED
+    assert no_answer_text(answer_) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_RATE_LIMITED]
     assert answer_.error_detail.startswith("rate_limited: ")
     assert len(fake.requests) == 2
 
@@ -66,7 +68,8 @@ def test_pipeline_answers_error_when_rate_limited_for_good() -> None:
 def test_pipeline_bad_key_shows_the_user_no_server_detail() -> None:
     answer_, _ = ask("responses", fallback=http_error(401, KEY_BODY))
     assert answer_.status is AnswerStatus.ERROR
-    assert answer_.message == ERROR_MESSAGES["auth"]
+    assert answer_.reason is NoAnswer.MODEL_UNAVAILABLE
+    assert no_answer_text(answer_) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_UNAVAILABLE]
     assert "401" in answer_.error_detail and "OPENAI_API_KEY" in answer_.error_detail
     assert "wxyz" not in json.dumps(answer_.to_dict())
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from bot.render.no_answer import MODEL_FAILURE_TEXT, no_answer_text
 from grounding.answer import Answer, AnswerStatus, NoAnswer, Usage
 from grounding.evidence import PackPolicy
 from grounding.generators.base import GenerationError, GenerationRequest
-from grounding.pipeline import ERROR_MESSAGES, AnswerPipeline
+from grounding.pipeline import MODEL_FAILURES, AnswerPipeline
 from grounding.schema import GroundedResponse
 from retrieval.chunks import Chunk, Hit
 from retrieval.errors import InputError
@@ -196,7 +197,8 @@ def test_answer_generator_error_is_an_error_answer() -> None:
     pipeline, _, _ = _pipeline([GenerationError("timeout", "the model did not answer in 30 s")])
     answer = _ask(pipeline)
     assert answer.status is AnswerStatus.ERROR
-    assert answer.message == ERROR_MESSAGES["timeout"]
+    assert answer.reason is NoAnswer.MODEL_TIMEOUT and answer.message == ""
+    assert no_answer_text(answer) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_TIMEOUT]
     assert answer.error_detail == "timeout: the model did not answer in 30 s"
     assert answer.to_dict()["error_detail"] == answer.error_detail
     assert answer.claims == () and answer.sources == ()
@@ -210,20 +212,32 @@ AUTH_DETAIL = (
 
 
 @pytest.mark.parametrize(
-    "kind",
-    ["auth", "rejected", "unavailable", "rate_limited", "timeout", "refusal", "invalid", "odd"],
+    ("kind", "says"),
+    [
+        ("auth", "unavailable right now"),
+        ("rejected", "unavailable right now"),
+        ("unavailable", "unavailable right now"),
+        ("rate_limited", "rate limited right now"),
+        ("timeout", "took too long to answer"),
+        ("refusal", "declined to answer this question"),
+        ("incomplete", "ask a narrower question"),
+        ("invalid", "could not produce a valid answer"),
+        ("odd", "unavailable right now"),
+    ],
 )
 def test_answer_error_message_is_fixed_per_kind_and_the_detail_is_logged(
-    kind: str, caplog: pytest.LogCaptureFixture
+    kind: str, says: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     logger = logging.getLogger("test.pipeline.errors")
     pipeline, _, _ = _pipeline([GenerationError(kind, AUTH_DETAIL)], logger=logger)
     with caplog.at_level(logging.INFO, logger="test.pipeline.errors"):
         answer = _ask(pipeline)
     assert answer.status is AnswerStatus.ERROR
+    seen = no_answer_text(answer)  # what the user reads (the bot words the reason code)
     for leak in ("sk-", "401", "OPENAI_API_KEY", "credentials", "wxyz"):
-        assert leak not in answer.message
-    assert answer.message == ERROR_MESSAGES.get(kind, ERROR_MESSAGES["unavailable"])
+        assert leak not in seen and leak not in answer.message
+    assert answer.reason is MODEL_FAILURES.get(kind, NoAnswer.MODEL_UNAVAILABLE)
+    assert says in seen and answer.message == ""
     assert answer.error_detail == f"{kind}: {AUTH_DETAIL}"
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(f"kind={kind}" in w and AUTH_DETAIL in w for w in warnings)

@@ -1,14 +1,16 @@
 """`docbot index`: scan the collections, then write snapshots, vectors and engines.
 
 What is on disk and how it is kept whole: retrieval/manifest.py. What is reused: an unchanged
-snapshot, an engine whose collection set did not change, a vectors file whose collection and
-model did not change, and any chunk's vector whose text the previous build embedded.
+snapshot, an engine whose collection set did not change, a tantivy part (one collection's
+engine, retrieval/engine_parts.py) whose collection did not change, the stored search tokens
+of every unchanged file, a vectors file whose collection and model did not change, and any
+chunk's vector whose text the previous build embedded.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,8 @@ from retrieval.dense import (
 )
 from retrieval.durable import verify_file
 from retrieval.embeddings import Embedder, load_embedder
-from retrieval.engines import choose_engine
+from retrieval.engine_parts import Parts
+from retrieval.engines import EngineKind, build_engine, choose_engine
 from retrieval.errors import DocbotError, IndexNotBuiltError
 from retrieval.files import Skipped
 from retrieval.manifest import (
@@ -48,6 +51,7 @@ from retrieval.manifest import (
 )
 from retrieval.scopes import check_exclusive_files
 from retrieval.sources import SyncOutcome, sync_sources
+from retrieval.tantivy_engine import compose
 from retrieval.token_store import TokenCache
 from retrieval.tokens import TiktokenCounter, TokenCounter
 
@@ -80,6 +84,7 @@ class BuildReport:
     engines_reused: int = 0
     embedded: int = 0  # chunks the embedding model ran on (new or changed text)
     tokenized: int = 0  # chunks tokenized for the engines (the others' tokens were stored)
+    parts_built: int = 0  # collections whose tantivy part was indexed again (engine_parts.py)
     # One per collection with a remote source (git): what it was synced to, or why not.
     synced: tuple[SyncOutcome, ...] = ()
 
@@ -147,6 +152,7 @@ def build_index(
         engines_reused=written.reused,
         embedded=written.embedded,
         tokenized=written.tokenized,
+        parts_built=written.parts,
         synced=synced,
     )
 
@@ -163,6 +169,7 @@ class Written:
     reused: int
     embedded: int = 0
     tokenized: int = 0
+    parts: int = 0
 
 
 def write_index(
@@ -222,6 +229,7 @@ def _write(
         for entry in entries:
             entry["vectors"] = vectors[entry["name"]]
     tokens = TokenCache(root, snapshots, previous.tokens, TOKENIZER_VERSION)
+    parts = Parts(root, snapshots, previous.parts, tokens.documents)
     sets, built = [], 0
     for names in collection_sets(config):
         kind = choose_engine(config.search, sum(snapshots[n].chunk_count for n in names))
@@ -229,7 +237,7 @@ def _write(
         target = root / "engines" / key
         files = reusable_engine(target, previous.sets.get(key))
         if files is None:
-            files = build_engine_dir(target, kind, tokens.corpus(names))
+            files = build_engine_dir(target, _engine_writer(kind, names, tokens, parts))
             built += 1
         sets.append({"collections": list(names), "engine": kind, "key": key, "files": files})
     for entry in entries:
@@ -239,10 +247,23 @@ def _write(
             entry["tokens"] = stored_tokens
     generation = generation_of(snapshots, None if embedder is None else embedder.name)
     manifest = {"format": FORMAT, "tokenizer": TOKENIZER_VERSION, "generation": generation}
-    manifest |= {"collections": entries, "sets": sets}
+    manifest |= {"collections": entries, "sets": sets, "parts": parts.entries()}
     replace_manifest(root, manifest)
     collect_garbage(root, manifest)
-    return Written(generation, built, len(sets) - built, embedded, tokens.tokenized)
+    return Written(generation, built, len(sets) - built, embedded, tokens.tokenized, parts.built)
+
+
+def _engine_writer(
+    kind: EngineKind, names: Sequence[str], tokens: TokenCache, parts: Parts
+) -> Callable[[Path], object]:
+    """What writes a set's engine into an empty folder: a tantivy set is composed of its
+    collections' parts (only a changed collection's part is indexed again); a bm25 set, small
+    by choice, is built whole from its token lists."""
+    if kind == "tantivy":
+        folders = [parts.folder(name) for name in sorted(names)]
+        return lambda folder: compose(folder, folders)
+    corpus = tokens.corpus(names)
+    return lambda folder: build_engine(kind, corpus, folder)
 
 
 def _collection_entry(

@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 
 from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk
@@ -33,7 +34,10 @@ class FileRecord:
 
     def __reduce__(self) -> tuple[type[FileRecord], tuple[object, ...]]:
         # As Chunk.__reduce__: constructor arguments, fast to unpickle.
-        return FileRecord, tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+        return FileRecord, _record_arguments(self)
+
+
+_record_arguments = attrgetter(*(field.name for field in dataclasses.fields(FileRecord)))
 
 
 @dataclass(frozen=True, slots=True)

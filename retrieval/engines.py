@@ -13,16 +13,14 @@ from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
-import tantivy
 from rank_bm25 import BM25Okapi
 
 from retrieval.config import SearchConfig
+from retrieval.engine_meta import META, best_first, meta_count, read_meta, write_meta
 from retrieval.errors import IndexNotBuiltError
+from retrieval.tantivy_engine import TantivyEngine
 
 EngineKind = Literal["bm25", "tantivy"]
-_META = "engine.json"
-# 2: engine.json also records the bm25 term and posting counts, checked at open.
-_FORMAT = 2
 
 
 class Engine(Protocol):
@@ -65,44 +63,12 @@ def open_engine(directory: Path) -> Engine:
     Whatever is wrong on disk becomes IndexNotBuiltError naming the folder: an engine is
     never half-read into wrong results or a traceback.
     """
-    try:
-        meta = json.loads((directory / _META).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise IndexNotBuiltError(f"{directory}: no readable search engine ({exc})") from exc
-    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
-        raise IndexNotBuiltError(f"{directory}: engine written by an incompatible docbot version")
+    meta = read_meta(directory)
     if meta.get("engine") == "bm25":
         return RankBM25Engine.open(directory, meta)
     if meta.get("engine") == "tantivy":
-        return TantivyEngine.open(directory, _count(meta, "documents", directory))
-    raise IndexNotBuiltError(f"{directory}: {_META} names no known engine ({meta.get('engine')!r})")
-
-
-def _count(meta: dict[str, object], key: str, directory: Path) -> int:
-    value = meta.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise IndexNotBuiltError(f"{directory}: {_META} holds no {key} count (found {value!r})")
-    return value
-
-
-def _write_meta(directory: Path, engine: str, documents: int, **counts: int) -> None:
-    meta = {"format": _FORMAT, "engine": engine, "documents": documents, **counts}
-    (directory / _META).write_text(json.dumps(meta), encoding="utf-8")
-
-
-def _best_first(
-    positions: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], k: int
-) -> list[tuple[int, float]]:
-    """The top k of positive scores, best first, equal scores in position order."""
-    keep = scores > 0
-    positions, scores = positions[keep], scores[keep]
-    if len(scores) > k:
-        # Every score tied with the k-th survives the cut, so ties resolve by position.
-        threshold = np.partition(scores, len(scores) - k)[len(scores) - k]
-        keep = scores >= threshold
-        positions, scores = positions[keep], scores[keep]
-    order = np.lexsort((positions, -scores))[:k]
-    return [(int(positions[i]), float(scores[i])) for i in order]
+        return TantivyEngine.open(directory, meta)
+    raise IndexNotBuiltError(f"{directory}: {META} names no known engine ({meta.get('engine')!r})")
 
 
 # Part of every persisted engine's key: bump when an engine scores differently, so
@@ -172,7 +138,7 @@ class RankBM25Engine:
             # A document appears at most once per term, so fancy-index += is exact.
             scores[self._docs[start:end]] += self._weights[start:end]
         positions = np.flatnonzero(scores > 0)
-        return _best_first(positions, scores[positions], k)
+        return best_first(positions, scores[positions], k)
 
     def frequencies(self, terms: Sequence[str]) -> tuple[int, list[int]]:
         # A term's postings are one per document holding it.
@@ -187,13 +153,13 @@ class RankBM25Engine:
         terms = json.dumps(list(self._terms), ensure_ascii=False)
         (directory / "terms.json").write_text(terms, encoding="utf-8")
         counts = {"terms": len(self._terms), "postings": len(self._docs)}
-        _write_meta(directory, self.name, self._documents, **counts)
+        write_meta(directory, self.name, self._documents, **counts)
 
     @classmethod
     def open(cls, directory: Path, meta: dict[str, object]) -> RankBM25Engine:
         """Reopen a saved engine, refusing files that disagree with each other or with meta."""
         documents, terms_count, postings = (
-            _count(meta, key, directory) for key in ("documents", "terms", "postings")
+            meta_count(meta, key, directory) for key in ("documents", "terms", "postings")
         )
         try:
             terms = json.loads((directory / "terms.json").read_text(encoding="utf-8"))
@@ -217,7 +183,7 @@ class RankBM25Engine:
     def _inconsistency(self, terms: int, postings: int) -> str:
         """What is wrong with freshly opened arrays, or "" when they fit together."""
         if len(self._terms) != terms:
-            return f"terms.json holds {len(self._terms)} distinct terms, {_META} says {terms}"
+            return f"terms.json holds {len(self._terms)} distinct terms, {META} says {terms}"
         shapes = (self._offsets.shape, self._docs.shape, self._weights.shape)
         if shapes != ((terms + 1,), (postings,), (postings,)):
             return f"array shapes {shapes} do not fit {terms} terms and {postings} postings"
@@ -231,84 +197,3 @@ class RankBM25Engine:
         if postings and (self._docs.min() < 0 or self._docs.max() >= self._documents):
             return f"postings name documents outside 0..{self._documents - 1}"
         return ""
-
-
-class TantivyEngine:
-    """tantivy's BM25 (Lucene's: k1=1.2, b=0.75, idf ln(1+(N-df+.5)/(df+.5))).
-
-    Documents are our tokens (never holding whitespace: `tokenize` makes them of word
-    characters, dots and CJK) joined by spaces in a `whitespace`-tokenized field, queried
-    with term queries: tantivy never re-tokenizes our tokens nor parses user text as syntax.
-    A fast field maps tantivy's doc address back to the position in the corpus.
-    """
-
-    name = "tantivy"
-    _HEAP = 256_000_000  # enough for one segment at 100k chunks, so docs stay in order
-
-    def __init__(self, index: tantivy.Index, documents: int) -> None:
-        self._index = index
-        self._schema = index.schema
-        self._searcher = index.searcher()
-        self._documents = documents
-
-    @staticmethod
-    def _schema_for() -> tantivy.Schema:
-        builder = tantivy.SchemaBuilder()
-        builder.add_text_field(
-            "body", stored=False, tokenizer_name="whitespace", index_option="freq"
-        )
-        builder.add_unsigned_field("pos", stored=False, indexed=False, fast=True)
-        return builder.build()
-
-    @classmethod
-    def build(cls, corpus: Sequence[Sequence[str]], directory: Path | None = None) -> TantivyEngine:
-        index = tantivy.Index(cls._schema_for(), path=None if directory is None else str(directory))
-        writer = index.writer(cls._HEAP, 1)
-        for position, tokens in enumerate(corpus):
-            document = tantivy.Document()
-            document.add_text("body", " ".join(tokens))
-            document.add_unsigned("pos", position)
-            writer.add_document(document)
-        writer.commit()
-        writer.wait_merging_threads()
-        index.reload()
-        if directory is not None:
-            _write_meta(directory, cls.name, len(corpus))
-        return cls(index, len(corpus))
-
-    @classmethod
-    def open(cls, directory: Path, documents: int) -> TantivyEngine:
-        try:
-            engine = cls(tantivy.Index.open(str(directory)), documents)
-        except (OSError, ValueError) as exc:
-            raise IndexNotBuiltError(f"{directory}: cannot open the tantivy index ({exc})") from exc
-        found = engine._searcher.num_docs
-        if found != documents:
-            raise IndexNotBuiltError(
-                f"{directory}: damaged tantivy index ({found} documents, {_META} says {documents})"
-            )
-        return engine
-
-    def frequencies(self, terms: Sequence[str]) -> tuple[int, list[int]]:
-        return self._documents, [self._searcher.doc_freq("body", term) for term in terms]
-
-    def top_k(self, query_tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
-        if not query_tokens or k <= 0:
-            return []
-        should = tantivy.Occur.Should
-        query = tantivy.Query.boolean_query(
-            [(should, tantivy.Query.term_query(self._schema, "body", t)) for t in query_tokens]
-        )
-        limit = k + 1
-        while True:
-            hits = self._searcher.search(query, limit, count=False).hits
-            # Done once every match is in, or the last hit scores strictly below the k-th:
-            # then every document tied with the k-th is among the hits, and _best_first
-            # can break the tie by position whatever order tantivy collected them in.
-            if len(hits) < limit or hits[-1][0] < hits[k - 1][0]:
-                break
-            limit *= 4
-        if not hits:
-            return []
-        positions = self._searcher.fast_field_values("pos", [address for _, address in hits])
-        return _best_first(np.array(positions, dtype=np.int64), np.array([s for s, _ in hits]), k)

@@ -11,8 +11,10 @@ collections, or the public ones plus the private collections one channel may rea
 results then depend on its own documents only, to the bit. `collection_sets` enumerates the
 sets the config can produce (usually few: one per distinct channel grant); a set not built
 (the config changed since indexing) is built in memory on first use and kept.
-The cost: public chunks are indexed again in every set, so the engines take about
-(1 + number of private grants) times the space and build time of a single shared index.
+With tantivy, a set's engine is composed of one part per collection (retrieval/tantivy_engine.py):
+each collection is indexed once and its segment files are linked into every set holding it,
+so a public edit re-indexes the public collection once, not once per set. The small bm25
+sets are built whole: public chunks are indexed again in each of them.
 Dense vectors need no such copies: a chunk's vector depends on its own text only, so they are
 stored once per collection, and fusion normalises within the scope's own candidates.
 """

@@ -1,13 +1,14 @@
 """The index on disk: the manifest, collection snapshots, engine folders and vectors files.
 
 Layout under `state_dir/index`: `snapshots/` (one pickle per collection and content),
-`engines/` (one folder per collection set and content) and `vectors/` (one .npy per collection,
-content and embedding model) are content-addressed; `manifest.json` names the ones in use, with
-the size and sha256 of every file in them, and is replaced atomically, last, once everything it
-names is on disk (fsynced). A crashed build leaves the previous manifest, and so the previous
-index, whole. Load checks every file against the manifest, and a build reuses a file only if it
-still matches: a damaged one is refused at load ("run `docbot index` again") and rewritten by
-the next build, never kept.
+`engines/` (one folder per collection set and content, and per collection and content its
+tantivy part, whose segment files the sets' folders link), `vectors/` (one .npy per
+collection, content and embedding model) and `tokens/` are content-addressed; `manifest.json`
+names the ones in use, with the size and sha256 of every file in them, and is replaced
+atomically, last, once everything it names is on disk (fsynced). A crashed build leaves the
+previous manifest, and so the previous index, whole. Load checks every file against the
+manifest, and a build reuses a file only if it still matches: a damaged one is refused at
+load ("run `docbot index` again") and rewritten by the next build, never kept.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ import json
 import os
 import pickle
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from retrieval import unpickle
+from retrieval import pickling
 from retrieval.collections import CollectionSnapshot
 from retrieval.config import Config
 from retrieval.durable import (
@@ -32,7 +33,8 @@ from retrieval.durable import (
     verify_folder,
     write_atomically,
 )
-from retrieval.engines import SCORING_VERSION, EngineKind, build_engine
+from retrieval.engine_meta import ENGINE_FORMAT
+from retrieval.engines import SCORING_VERSION
 from retrieval.errors import IndexNotBuiltError
 
 # 3: the manifest records each file's size and sha256, and engine.json the bm25 counts.
@@ -66,7 +68,7 @@ def fingerprint(snapshot: CollectionSnapshot, with_dates: bool) -> str:
 
 
 def engine_key(kind: str, names: Sequence[str], snaps: Mapping[str, CollectionSnapshot]) -> str:
-    parts = [f"{FORMAT}", TOKENIZER_VERSION, SCORING_VERSION, kind]
+    parts = [f"{FORMAT}", TOKENIZER_VERSION, SCORING_VERSION, f"{ENGINE_FORMAT}", kind]
     parts += [f"{name}={fingerprint(snaps[name], with_dates=False)}" for name in names]
     return f"{kind}-{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:24]}"
 
@@ -82,10 +84,9 @@ def generation_of(snapshots: Mapping[str, CollectionSnapshot], model: str | None
     return hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]
 
 
-def build_engine_dir(
-    target: Path, kind: EngineKind, corpus: Sequence[Sequence[str]]
-) -> dict[str, list[int | str]]:
-    """Build into a temporary folder, make it durable, then rename: whole or absent.
+def build_engine_dir(target: Path, fill: Callable[[Path], object]) -> dict[str, list[int | str]]:
+    """Build an engine folder (`fill` writes it into the empty folder it is given) under a
+    temporary name, make it durable, then rename it to `target`: whole or absent.
 
     A damaged folder already at `target` is moved aside and removed only once the new one is
     in place, so a reader never finds the name empty. Returns the folder's recorded files.
@@ -93,7 +94,7 @@ def build_engine_dir(
     temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir()
-    build_engine(kind, corpus, temporary)
+    fill(temporary)
     files = folder_files(temporary)
     for name in files:
         fsync(temporary / name)
@@ -126,7 +127,7 @@ def reusable_engine(
 
 def write_snapshot(path: Path, snapshot: CollectionSnapshot) -> tuple[int, str]:
     """Store the snapshot durably (replacing whatever is there); return its size and sha256."""
-    data = pickle.dumps(snapshot, protocol=pickle.HIGHEST_PROTOCOL)
+    data = pickling.dumps(snapshot)
     write_atomically(path, data)
     return len(data), hashlib.sha256(data).hexdigest()
 
@@ -140,7 +141,7 @@ def collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
     keep = {entry["snapshot"] for entry in manifest["collections"]}
     keep |= {entry["vectors"]["file"] for entry in manifest["collections"] if "vectors" in entry}
     keep |= {entry["tokens"]["file"] for entry in manifest["collections"] if "tokens" in entry}
-    keep |= {f"engines/{entry['key']}" for entry in manifest["sets"]}
+    keep |= {f"engines/{entry['key']}" for entry in (*manifest["sets"], *manifest["parts"])}
     for folder in FOLDERS:
         for item in (root / folder).iterdir():
             if f"{folder}/{item.name}" in keep:
@@ -184,7 +185,7 @@ def read_snapshot(root: Path, entry: Mapping[str, Any]) -> CollectionSnapshot:
             f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
         )
     try:
-        snapshot = unpickle.loads(data)
+        snapshot = pickling.loads(data)
     except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
         # Bytes as written but unloadable: a docbot version whose classes differ wrote them.
         raise IndexNotBuiltError(f"{path} is unreadable ({exc}): {run_index('again')}") from exc
@@ -205,10 +206,12 @@ class Previous:
     vectors: dict[str, tuple[CollectionSnapshot, Mapping[str, Any]]]
     # collection -> its tokens entry (retrieval/token_store.py checks the file when reading it)
     tokens: dict[str, Mapping[str, Any]]
+    # part key -> manifest entry of a collection's tantivy part (files checked on reuse)
+    parts: dict[str, Mapping[str, Any]]
 
     @classmethod
     def empty(cls) -> Previous:
-        return cls({}, {}, {}, {}, {})
+        return cls({}, {}, {}, {}, {}, {})
 
 
 def read_previous(root: Path) -> Previous:
@@ -236,4 +239,8 @@ def read_previous(root: Path) -> Previous:
     for entry in sets:
         if isinstance(entry, dict) and "key" in entry:
             found.sets[str(entry["key"])] = entry
+    parts = manifest.get("parts")
+    for entry in parts if isinstance(parts, list) else ():
+        if isinstance(entry, dict) and "key" in entry:
+            found.parts[str(entry["key"])] = entry
     return found

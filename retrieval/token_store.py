@@ -15,11 +15,10 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Mapping, Sequence
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from retrieval import unpickle
+from retrieval import pickling
 from retrieval.collections import CollectionSnapshot
 from retrieval.corpus import index_text
 from retrieval.durable import verify_file, write_atomically
@@ -64,18 +63,23 @@ class TokenCache:
         self._intact: set[str] = set()  # collections whose previous store was read and checked
         self.tokenized = 0  # chunks tokenized this build (the others' tokens were stored)
 
+    def documents(self, name: str) -> list[str]:
+        """The chunks of collection `name` in position order, each its tokens joined by spaces."""
+        if name not in self._tokens:
+            self._tokens[name] = self._collection(name)
+        tokens = self._tokens[name]
+        return [
+            joined
+            for record in self._snapshots[name].files
+            for joined in tokens[(record.path, record.sha256)]
+        ]
+
     def corpus(self, names: Sequence[str]) -> list[list[str]]:
         """The token lists of a set's chunks, in `set_chunks` order."""
-        for name in names:
-            if name not in self._tokens:
-                self._tokens[name] = self._collection(name)
         return [
             joined.split(" ") if joined else []
-            for joined in chain.from_iterable(
-                self._tokens[name][(record.path, record.sha256)]
-                for name in sorted(names)
-                for record in self._snapshots[name].files
-            )
+            for name in sorted(names)
+            for joined in self.documents(name)
         ]
 
     def _collection(self, name: str) -> FileTokens:
@@ -99,7 +103,7 @@ class TokenCache:
                 return {}
             path = self._root / str(entry["file"])
             verify_file(path, int(entry["bytes"]), str(entry["sha256"]))
-            value = unpickle.loads(path.read_bytes())
+            value = pickling.loads(path.read_bytes())
             if value["layout"] != _LAYOUT or (value["tokenizer"], value["chunking"]) != (
                 self._version,
                 chunking,
@@ -121,7 +125,7 @@ class TokenCache:
         if name in self._tokens:
             value = {"layout": _LAYOUT, "tokenizer": self._version}
             value |= {"chunking": self._snapshots[name].chunking, "files": self._tokens[name]}
-            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickling.dumps(value)
             write_atomically(self._root / file, data)
             return {"file": file, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         if kept is None or kept.get("file") != file:

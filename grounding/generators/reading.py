@@ -4,7 +4,8 @@ Unit features say how well a unit answers: word coverage weighted by rarity over
 (its own words in full, its headings at half), semantic similarity of the question to the unit
 and to its headings (offline static embeddings), the question's code names found in it,
 BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
-question's kind asks for (a value, a name, a way to do it). Question features say whether the
+question's kind asks for (a value, a name, a way to do it), and whether it is a release's own
+note (what changed then, not how things are now). Question features say whether the
 packet answers at all: how good the best unit is, how long the question is, and how heavy
 and how rare the question's missing words are. `grounding/generators/reader_model.py` turns
 them into a ranking and an answered / insufficient decision with weights trained by
@@ -18,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Protocol
 
 import numpy as np
@@ -57,6 +59,7 @@ UNIT_FEATURES = (
     "name_has_code",
     "is_code",
     "length",
+    "release_note",
 )
 QUESTION_FEATURES = (
     "best_logit",
@@ -83,6 +86,10 @@ _ABSENT_NAME_FACTOR = 2.0
 _RARE_PIECES = 3  # pieces beyond the first of the rarest word scale 0..1
 _LENGTH_WORDS = 60.0
 _NUMBER = re.compile(r"(?<![\w.])\d")
+# A release's own page or section: a file named for a version ("releases/2.1.txt",
+# "whatsnew/3.12.rst") or a heading that starts with one (a change log's "## 1.4.0").
+_VERSION_NAMED = re.compile(r"(?:^|[\s_\-])v?\d+\.\d+")
+_VERSION_HEADED = re.compile(r"\s*\[?v?\d+\.\d+")
 _CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
 
 
@@ -214,9 +221,18 @@ def _unit_features(
                 float(Kind.NAME in asked.kinds and bool(_CODE_TEXT.search(c.unit.text))),
                 float(c.unit.kind is UnitKind.CODE),
                 min(math.log1p(words) / math.log(_LENGTH_WORDS), 1.5),
+                float(_release_note(c)),
             ]
         )
     return np.array(rows, dtype=np.float64)
+
+
+def _release_note(c: Candidate) -> bool:
+    """The unit tells what changed in one release, by how its document or section is named."""
+    chunk = c.item.chunk
+    headings = (*chunk.heading_path, c.unit.section)
+    stem = PurePosixPath(chunk.path).stem
+    return bool(_VERSION_NAMED.search(stem)) or any(_VERSION_HEADED.match(h) for h in headings)
 
 
 def _cosines(vectors: Matrix, question: npt.NDArray[np.float32]) -> Matrix:

@@ -16,8 +16,11 @@ _CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)  # haven't, doesn't, won
 # Python's `None` is a value, not a negation ("or `None` for no limits"), unless it starts a
 # sentence ("None of the options ...").
 _NONE_VALUE = re.compile(r"(?<=[^\s.!?:] )None\b|(?<=[`=(\[{,])None\b")
-# Words, whole numbers, and sentence ends (kept as "" so a window never crosses a sentence).
-_TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?|[.!?](?=\s|$)|\n\s*\n")
+# Words, ordinals in digits ("3rd"), whole numbers, and sentence ends (kept as "" so a window
+# never crosses a sentence).
+_TERM = re.compile(
+    r"\d+(?:st|nd|rd|th)\b|\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?|[.!?](?=\s|$)|\n\s*\n"
+)
 
 
 @functools.lru_cache(maxsize=256)  # the same evidence is checked once per claim citing it

@@ -30,6 +30,11 @@ def is_value(term: str) -> bool:
     return is_number(term) or term in (_TRUE, _FALSE, _NONE)
 
 
+def shown(value: str) -> str:
+    """A value term as a reader writes it: `True`, not the folded "tru"."""
+    return {_TRUE: "True", _FALSE: "False", _NONE: "None"}.get(value, value)
+
+
 def default_values(terms: Sequence[str]) -> frozenset[str]:
     """The values `terms` state as a default, each the first value next to a "default"."""
     found: set[str] = set()
@@ -59,7 +64,6 @@ def default_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None
     said, stated = default_values(claim), default_values(evidence)
     if not said or not stated or said <= stated:
         return None
-    wrong = sorted(said - stated)[0]
-    return (
-        f"the claim gives {wrong} as the default, the quoted evidence {', '.join(sorted(stated))}"
-    )
+    wrong = shown(sorted(said - stated)[0])
+    given = ", ".join(sorted(map(shown, stated)))
+    return f"the claim gives {wrong} as the default, the quoted evidence {given}"

@@ -42,10 +42,37 @@ NUMBER_WORDS = MappingProxyType(
         "twice": 2,
     }
 )
+# Ordinal words from "third" on, read as positions ("third" is `3rd`, as written in digits).
+# Not "first" and "second": "First, install it" and "30 seconds" are no positions.
+_ORDINAL_TEXT = """
+    first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth
+    fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth
+"""
+_ORDINAL_WORDS = _ORDINAL_TEXT.split()
+_ORDINAL_TENS_TEXT = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+ORDINALS = MappingProxyType(
+    {
+        **{word: _ordinal(n) for n, word in enumerate(_ORDINAL_WORDS[2:], start=3)},
+        **{word: _ordinal(20 + 10 * i) for i, word in enumerate(_ORDINAL_TENS_TEXT.split())},
+        **{
+            f"{ten}-{unit}": _ordinal(20 + 10 * i + j)
+            for i, ten in enumerate(_TENS)
+            for j, unit in enumerate(_ORDINAL_WORDS[:9], start=1)
+        },
+    }
+)
 # Every word that spells (part of) a number, "one" included: coverage leaves them to the
 # number checks, which read them by value ("fifty" is in "50").
-SPELLED = frozenset(_BELOW_HUNDRED) | frozenset(NUMBER_WORDS)
+SPELLED = frozenset(_BELOW_HUNDRED) | frozenset(NUMBER_WORDS) | frozenset(ORDINALS)
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_DIGIT_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 
 
 def canonical(token: str) -> str | None:
@@ -53,6 +80,10 @@ def canonical(token: str) -> str | None:
     word = token.casefold()
     if word in NUMBER_WORDS:
         return str(NUMBER_WORDS[word])
+    if word in ORDINALS:
+        return ORDINALS[word]
+    if _DIGIT_ORDINAL.fullmatch(word):
+        return _ordinal(int(word[:-2]))  # "03rd" is "3rd"; "3th" is read as "3rd" too
     if not token[:1].isdigit():
         return None
     if _THOUSANDS.fullmatch(token):

@@ -28,6 +28,7 @@ from grounding.verification.negation import (
 )
 from grounding.verification.quantities import unit_problem
 from grounding.verification.quotes import quote_form, without_line_markup, without_links
+from grounding.verification.settings import setting_problem
 from grounding.verification.values import number_problem, value_problem
 from retrieval.text import normalize_text
 
@@ -128,6 +129,9 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         problem = rule(said, quoted)
         if problem is not None:
             return problem
+    problem = setting_problem(claim, support.quoted)
+    if problem is not None:
+        return problem
     negation = added_negation(said, quoted)
     if negation is not None:
         return f"{negation!r} is not near the same words in the quoted evidence"

@@ -1,0 +1,62 @@
+"""Whose number it is: a quote often holds several numbers, each belonging to a named setting, a
+noun phrase, a noun right before it or a position; a claim that keeps a number of the quote but
+gives it to another owner changed the number (issue 9). Made-up sentences, no benchmark item."""
+
+from __future__ import annotations
+
+from grounding.verification import support_problem
+
+WORKERS = (
+    "- `max_idle`, how many idle workers to keep, or `None` to keep them all. (Default 4)\n"
+    "- `max_workers`, the most workers running at once. (Default 16)"
+)
+EXAMPLE = "For a small box:\n\npool = Pool(max_idle=2, max_workers=8)"
+REPORT = "The nightly report runs 3 database queries and caches 2 pages."
+HOOKS = "There are three retry hooks: `on_retry`, `on_giveup` and `on_success`."
+PORTS = "The server listens on port 8000; the debug proxy uses 9000."
+ARGS = "The third argument is the timeout, in seconds."
+
+
+def _kept(claim: str, evidence: str) -> None:
+    problem = support_problem(claim, evidence)
+    assert problem is None, problem
+
+
+def _dropped(claim: str, evidence: str) -> str:
+    problem = support_problem(claim, evidence)
+    assert problem is not None, f"kept: {claim!r}"
+    return problem
+
+
+def test_a_settings_value_is_the_one_the_quote_gives_that_setting() -> None:
+    _kept("`max_workers` defaults to 16.", WORKERS)
+    _kept("`max_idle` defaults to 4; `None` keeps every idle worker.", WORKERS)
+    assert "max_workers" in _dropped("`max_workers` defaults to 4.", WORKERS)
+    _kept("The small-box example sets max_workers to 8.", EXAMPLE)
+    assert "max_workers" in _dropped("The small-box example sets max_workers to 2.", EXAMPLE)
+
+
+def test_a_count_belongs_to_its_whole_noun_phrase() -> None:
+    _kept("The nightly report runs 3 queries.", REPORT)
+    _kept("The nightly report caches 2 pages.", REPORT)
+    assert "2" in _dropped("The nightly report runs 2 queries.", REPORT)
+
+
+def test_both_counts_two() -> None:
+    _kept("`on_retry` and `on_giveup` are both retry hooks.", HOOKS)
+    assert "2" in _dropped(
+        "Both retry hooks are called on failure: `on_retry`, `on_giveup`.", HOOKS
+    )
+
+
+def test_a_number_right_after_its_noun_belongs_to_that_noun() -> None:
+    _kept("The server listens on port 8000.", PORTS)
+    _kept("The debug proxy uses 9000.", PORTS)
+    assert "9000" in _dropped("The server listens on port 9000.", PORTS)
+
+
+def test_ordinal_words_are_positions() -> None:
+    _kept("The 3rd argument is the timeout in seconds.", ARGS)
+    _kept("The timeout is the third argument.", ARGS)
+    assert "4th" in _dropped("The fourth argument is the timeout in seconds.", ARGS)
+    assert "4th" in _dropped("The 4th argument is the timeout in seconds.", ARGS)

@@ -37,6 +37,7 @@ from retrieval.manifest import (
     FOLDERS,
     FORMAT,
     TOKENIZER_VERSION,
+    FillEngine,
     Previous,
     build_engine_dir,
     collect_garbage,
@@ -255,7 +256,7 @@ def _write(
 
 def _engine_writer(
     kind: EngineKind, names: Sequence[str], tokens: TokenCache, parts: Parts
-) -> Callable[[Path], object]:
+) -> FillEngine:
     """What writes a set's engine into an empty folder: a tantivy set is composed of its
     collections' parts (only a changed collection's part is indexed again); a bm25 set, small
     by choice, is built whole from its token lists."""
@@ -263,7 +264,12 @@ def _engine_writer(
         folders = [parts.folder(name) for name in sorted(names)]
         return lambda folder: compose(folder, folders)
     corpus = tokens.corpus(names)
-    return lambda folder: build_engine(kind, corpus, folder)
+
+    def build(folder: Path) -> frozenset[str]:
+        build_engine(kind, corpus, folder)
+        return frozenset()
+
+    return build
 
 
 def _collection_entry(

@@ -18,7 +18,7 @@ import json
 import os
 import pickle
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,9 +84,14 @@ def generation_of(snapshots: Mapping[str, CollectionSnapshot], model: str | None
     return hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]
 
 
-def build_engine_dir(target: Path, fill: Callable[[Path], object]) -> dict[str, list[int | str]]:
-    """Build an engine folder (`fill` writes it into the empty folder it is given) under a
-    temporary name, make it durable, then rename it to `target`: whole or absent.
+# Writes an engine into the empty folder it is given; returns the names of the files it linked
+# to files already flushed to disk (a tantivy set's parts), which need no flush of their own.
+FillEngine = Callable[[Path], Collection[str]]
+
+
+def build_engine_dir(target: Path, fill: FillEngine) -> dict[str, list[int | str]]:
+    """Build an engine folder (`fill` writes it) under a temporary name, make it durable,
+    then rename it to `target`: whole or absent.
 
     A damaged folder already at `target` is moved aside and removed only once the new one is
     in place, so a reader never finds the name empty. Returns the folder's recorded files.
@@ -94,11 +99,12 @@ def build_engine_dir(target: Path, fill: Callable[[Path], object]) -> dict[str, 
     temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir()
-    fill(temporary)
+    linked = fill(temporary)
     files = folder_files(temporary)
     for name in files:
-        fsync(temporary / name)
-    fsync(temporary)
+        if name not in linked:
+            fsync(temporary / name)
+    fsync(temporary)  # the folder's entries, links included
     damaged = target.with_name(f"{target.name}.damaged-{os.getpid()}")
     if target.exists():
         os.rename(target, damaged)

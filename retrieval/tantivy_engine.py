@@ -47,21 +47,23 @@ def part_id(collection: str) -> int:
     return int.from_bytes(hashlib.sha256(collection.encode()).digest()[:8], "big")
 
 
-def build_part(directory: Path, part: int, documents: Iterable[str]) -> None:
+def build_part(directory: Path, part: int, documents: Iterable[str]) -> frozenset[str]:
     """Write a part into the empty folder `directory`: `documents` are one collection's chunks
-    in position order, each its tokens joined by single spaces."""
+    in position order, each its tokens joined by single spaces. It links no file (see compose)."""
     _, count = _write_part(str(directory), part, documents)
     write_meta(directory, NAME, count, parts=[[part, 0, count]])
+    return frozenset()
 
 
-def compose(directory: Path, parts: Sequence[Path]) -> None:
+def compose(directory: Path, parts: Sequence[Path]) -> frozenset[str]:
     """Write into the empty folder `directory` the engine of a set made of `parts` (folders
-    written by `build_part`, in the set's position order).
+    written by `build_part`, in the set's position order); returns the names it linked.
 
     Segment files are hardlinked (copied where the file system cannot link): tantivy never
     changes a segment file once written, so the parts' folders and every set sharing them
     stay as they were, and removing a part's folder later leaves the set's files in place.
     """
+    linked: set[str] = set()
     listed: list[list[int]] = []
     segments: list[object] = []
     stamps: list[int] = []
@@ -77,8 +79,9 @@ def compose(directory: Path, parts: Sequence[Path]) -> None:
         stamps.append(int(own["opstamp"]))
         listed.append([part, sum(count for _, _, count in listed), documents])
         for path in folder.iterdir():
-            if path.name not in _UNSHARED and not path.name.endswith(UNRECORDED_SUFFIX):
-                _link(path, directory / path.name)
+            shared = path.name not in _UNSHARED and not path.name.endswith(UNRECORDED_SUFFIX)
+            if shared and _link(path, directory / path.name):
+                linked.add(path.name)
     if first is None:
         raise ValueError("a set's engine needs at least one part")
     if len({part for part, _, _ in listed}) != len(listed):
@@ -86,6 +89,7 @@ def compose(directory: Path, parts: Sequence[Path]) -> None:
     meta = first | {"segments": segments, "opstamp": max(stamps)}
     (directory / _TANTIVY_META).write_text(json.dumps(meta), encoding="utf-8")
     write_meta(directory, NAME, sum(count for _, _, count in listed), parts=listed)
+    return frozenset(linked)
 
 
 def _single_part(folder: Path) -> tuple[int, int]:
@@ -97,11 +101,14 @@ def _single_part(folder: Path) -> tuple[int, int]:
     return part, documents
 
 
-def _link(source: Path, target: Path) -> None:
+def _link(source: Path, target: Path) -> bool:
+    """Hardlink `source` as `target` (True), or copy it where links are not possible (False)."""
     try:
         os.link(source, target)
     except OSError:
         shutil.copyfile(source, target)
+        return False
+    return True
 
 
 def _schema() -> tantivy.Schema:

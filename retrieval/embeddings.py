@@ -2,8 +2,9 @@
 
 The model is wordllama's 256-dimension `l2_supercat` table, shipped inside the wordllama wheel
 (weights and tokenizer): a text's vector is the L2-normalised sum of its tokens' rows. Nothing
-is downloaded, ever: `load_embedder` points wordllama at its own package folder and disables
-downloads, and fails with a DocbotError if the files are not there.
+is downloaded, ever: `load_embedder` reads the two files from the installed package's folder
+(with safetensors and tokenizers, wordllama's own dependencies), and fails with a DocbotError if
+they are not there.
 
 Nothing is padded: wordllama's own `embed` pads every batch to its longest member (one
 4,925-token chunk in a batch of 64 took 323 MB). Here each text is tokenized on its own length
@@ -16,13 +17,16 @@ never on what else was in its batch. (Gathering per text is also ~15x faster tha
 from __future__ import annotations
 
 import functools
-import logging
+import importlib.metadata
+import importlib.util
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+import safetensors
+import tokenizers
 
 from retrieval.errors import DocbotError
 
@@ -57,7 +61,9 @@ class Embedder(Protocol):
 class Tokenizer(Protocol):
     """What StaticEmbedder needs of a `tokenizers.Tokenizer` (with padding off)."""
 
-    def encode_batch_fast(self, input: list[str], add_special_tokens: bool = ...) -> list[Any]: ...
+    def encode_batch_fast(
+        self, input: list[str], *, add_special_tokens: bool = ...
+    ) -> list[Any]: ...
 
 
 class StaticEmbedder:
@@ -122,49 +128,42 @@ class StaticEmbedder:
 def load_embedder() -> StaticEmbedder:
     """wordllama's 256-dimension model from its own wheel, without network; DocbotError if not.
 
-    Loaded once per process (a failure is not remembered): the model is read-only and safe to
-    share by threads, and loading it costs ~0.4 s of CPU, which every index build and load, and
-    every reload of `docbot serve`, would otherwise pay again."""
-    wordllama = _import_wordllama()
-    folder = Path(wordllama.__file__).parent
+    The table and the tokenizer are read straight from the files the wheel ships (as
+    wordllama's own `WordLlama.load` reads them, then sets no padding and no truncation):
+    importing wordllama itself costs ~0.2 s (it imports requests and its training code), a
+    third of a cold `docbot search`. Loaded once per process (a failure is not remembered):
+    the model is read-only and safe to share by threads, and every index build and load,
+    and every reload of `docbot serve`, would otherwise pay again."""
+    folder = _wordllama_folder()
+    weights = folder / "weights" / f"{_CONFIG}_{_DIM}.safetensors"
+    tokenizer_file = folder / "tokenizers" / f"{_CONFIG}_tokenizer_config.json"
     try:
-        # cache_dir = the package folder: wordllama looks for `<cache_dir>/tokenizers/...`,
-        # where the wheel keeps the tokenizer (its "project root" lookup misses it), and
-        # disable_download turns the Hugging Face fallback into FileNotFoundError.
-        model = wordllama.WordLlama.load(
-            config=_CONFIG, dim=_DIM, cache_dir=folder, disable_download=True
-        )
-    except (OSError, ValueError, RuntimeError) as exc:
+        with safetensors.safe_open(str(weights), framework="np") as tensors:
+            table = tensors.get_tensor("embedding.weight")
+        tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_file))
+    except (OSError, ValueError, RuntimeError, safetensors.SafetensorError) as exc:
         raise DocbotError(
             f"cannot load the offline embedding model from {folder} ({exc}): reinstall docbot's "
             "dependencies (pip install -e .), or set `retrieval: {dense: false}` in docbot.yml "
             "to search with BM25 alone"
         ) from exc
-    tokenizer = model.tokenizer
-    tokenizer.no_padding()  # wordllama turns padding on; pooling here never pads
-    version = getattr(wordllama, "__version__", "unknown")
+    tokenizer.no_padding()  # pooling never pads
+    tokenizer.no_truncation()  # a long text is embedded whole, in pieces (see _pool)
+    version = importlib.metadata.version("wordllama")
     name = f"wordllama-{_CONFIG}-{_DIM}@{version}/sum-pool-{_POOLING_VERSION}"
-    return StaticEmbedder(np.asarray(model.embedding, dtype=np.float32), tokenizer, name)
+    return StaticEmbedder(np.asarray(table, dtype=np.float32), tokenizer, name)
 
 
-def _import_wordllama() -> Any:
-    """Import wordllama without its import-time `logging.basicConfig(level=INFO)` taking hold.
-
-    Imported on first use, and the root logger is put back as it was: docbot's CLI configures
-    logging itself, and a library must not decide what every other logger prints.
-    """
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+def _wordllama_folder() -> Path:
+    """The installed wordllama package's folder, found without importing it."""
     try:
-        import wordllama
-    except ImportError as exc:
+        spec = importlib.util.find_spec("wordllama")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin is None:
         raise DocbotError(
-            f"the offline embedding model is not installed ({exc}): pip install -e . installs "
-            "wordllama, or set `retrieval: {dense: false}` in docbot.yml to search with BM25 alone"
-        ) from exc
-    finally:
-        for handler in root.handlers[:]:
-            if handler not in handlers:
-                root.removeHandler(handler)
-        root.setLevel(level)
-    return wordllama
+            "the offline embedding model is not installed (no wordllama package): pip install "
+            "-e . installs wordllama, or set `retrieval: {dense: false}` in docbot.yml to search "
+            "with BM25 alone"
+        )
+    return Path(spec.origin).parent

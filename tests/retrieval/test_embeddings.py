@@ -45,6 +45,7 @@ _NO_NETWORK = textwrap.dedent(
     print(json.dumps({
         "name": embedder.name, "dim": embedder.dim, "norm": float((vector ** 2).sum()),
         "opened": opened, "root_handlers": len(logging.getLogger().handlers),
+        "imported_wordllama": "wordllama" in sys.modules,
     }))
     """
 )
@@ -82,7 +83,9 @@ def test_embeddings_load_from_the_wheel_without_network(tmp_path: Path) -> None:
     assert result["dim"] == 256
     assert result["name"].startswith("wordllama-l2_supercat-256@")
     assert result["norm"] == pytest.approx(1.0, abs=1e-5)
-    # wordllama calls logging.basicConfig(level=INFO) on import; docbot undoes it.
+    # Not even imported (~0.2 s of a cold search): so its import-time
+    # logging.basicConfig(level=INFO) never touches docbot's logging either.
+    assert not result["imported_wordllama"]
     assert result["root_handlers"] == 0
 
 
@@ -145,6 +148,23 @@ def test_embeddings_equal_wordllamas_own_masked_mean(embedder: StaticEmbedder) -
     texts = [*TEXTS, long]
     theirs = reference.embed(texts, norm=True)
     assert np.abs(embedder.embed(texts) - theirs).max() < 1e-5
+
+
+def test_embeddings_are_wordllamas_own_table_tokenizer_and_version(
+    embedder: StaticEmbedder,
+) -> None:
+    """Read from the wheel's files directly, the model is the one wordllama's loader makes."""
+    import wordllama
+
+    reference = wordllama.WordLlama.load(
+        cache_dir=Path(wordllama.__file__).parent, disable_download=True
+    )
+    assert np.array_equal(embedder._table, reference.embedding)
+    text = " ".join(TEXTS * 50)
+    reference.tokenizer.no_padding()
+    ids = reference.tokenizer.encode_batch_fast([text], add_special_tokens=False)[0].ids
+    assert embedder._tokenizer.encode_batch_fast([text], add_special_tokens=False)[0].ids == ids
+    assert f"@{wordllama.__version__}/" in embedder.name
 
 
 def test_embeddings_a_text_gets_the_same_vector_in_any_batch(embedder: StaticEmbedder) -> None:

@@ -1,6 +1,12 @@
 """The messages tab as Slack's AI-app surface: when someone opens a new assistant thread with
 docbot (`assistant_thread_started`), docbot suggests a few questions drawn from the top headings
-of what that person's DMs with docbot may read, and nothing from any other channel's docs."""
+of what that person's DMs with docbot may read, and nothing from any other channel's docs. Both
+that event and `assistant_thread_context_changed` say which channel the person is looking at;
+docbot remembers it for the thread's questions (bot/thread_context.py).
+
+Bolt's own Assistant middleware is not used: its default context store writes the context into
+the metadata of docbot's first message in the thread (chat.update), and a new thread has none;
+replicas share the answer store instead."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
+from bot.failures import log_failure
 from bot.render.home import PROMPTS_SHOWN, PROMPTS_TITLE, suggested_prompts
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from retrieval.scopes import Scope
@@ -29,50 +36,79 @@ class Outline(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class ThreadStarted:
-    """`user` opened a new assistant thread `thread_ts` in their DM `channel` with docbot."""
+class ThreadEvent:
+    """`user` opened a new assistant thread `thread_ts` in their DM `channel` with docbot
+    (`assistant_thread_started`), or, with the thread open, looked at another part of Slack
+    (`assistant_thread_context_changed`): `context_channel` is the channel they are looking at
+    now ("" when none of this team's), `seen` Slack's time of the event."""
 
     team: str
     user: str
     channel: str
     thread_ts: str
+    context_channel: str = ""
+    seen: float = 0.0
+    started: bool = True  # False: the context changed in a thread opened before
 
 
 class _Slice(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+class _Context(_Slice):
+    channel_id: str | None = None
+    team_id: str | None = None
+
+
 class _Thread(_Slice):
     user_id: str
     channel_id: str
     thread_ts: str
+    context: _Context = _Context()
 
 
 class _Started(_Slice):
     type: str
     assistant_thread: _Thread
+    event_ts: str = "0"
 
 
 class _Envelope(_Slice):
     team_id: str
 
 
-def parse_thread_started(body: Mapping[str, Any]) -> ThreadStarted | None:
+THREAD_EVENTS = ("assistant_thread_started", "assistant_thread_context_changed")
+
+
+def parse_thread_event(body: Mapping[str, Any]) -> ThreadEvent | None:
+    """Either assistant-thread event; None for anything else."""
     try:
         envelope = _Envelope.model_validate(body)
         event = _Started.model_validate(body.get("event"))
-    except ValidationError:
+        seen = float(event.event_ts)
+    except (ValidationError, ValueError):
         return None
-    if event.type != "assistant_thread_started" or not event.assistant_thread.channel_id:
+    if event.type not in THREAD_EVENTS or not event.assistant_thread.channel_id:
         return None
     thread = event.assistant_thread
-    return ThreadStarted(envelope.team_id, thread.user_id, thread.channel_id, thread.thread_ts)
+    context = thread.context
+    # A channel of another workspace (Enterprise Grid) is not one this team's config speaks for.
+    ours = context.team_id in (None, envelope.team_id)
+    return ThreadEvent(
+        envelope.team_id, thread.user_id, thread.channel_id, thread.thread_ts,
+        context_channel=(context.channel_id or "") if ours else "", seen=seen,
+        started=event.type == THREAD_EVENTS[0],
+    )  # fmt: skip
 
 
-async def handle_thread_started(
-    deps: ListenerDeps, client: AsyncWebClient, started: ThreadStarted
+async def handle_thread_event(
+    deps: ListenerDeps, client: AsyncWebClient, started: ThreadEvent
 ) -> None:
-    """assistant.threads.setSuggestedPrompts with the DM's readable docs' top headings."""
+    """Remember the channel the thread looks at (for bot/thread_context.py); on a new thread,
+    assistant.threads.setSuggestedPrompts with the DM's readable docs' top headings."""
+    await _remember(deps, started)
+    if not started.started:
+        return
     live = await deps.runtime.current()
     if started.team not in live.config.teams or not isinstance(live.answerer, Outline):
         return
@@ -90,3 +126,15 @@ async def handle_thread_started(
     except SLACK_CALL_ERRORS as exc:
         log.warning("assistant.threads.setSuggestedPrompts for %s failed: %s", started.user,
                     slack_error(exc))  # fmt: skip
+
+
+async def _remember(deps: ListenerDeps, event: ThreadEvent) -> None:
+    """Keep the thread's context for its next question; without it (the store failed) the
+    thread's questions read what the DM may read, as when no event said."""
+    try:
+        await asyncio.to_thread(
+            deps.store.set_thread_context, event.team, event.channel, event.thread_ts,
+            event.context_channel, event.seen,
+        )  # fmt: skip
+    except Exception:
+        log_failure(log, "remembering the context of assistant thread %s failed", event.thread_ts)

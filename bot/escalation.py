@@ -14,6 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import ListenerDeps
 from bot.failures import log_failure
 from bot.interactive import ButtonPress
+from bot.members import is_member
 from bot.render import Message, post_kwargs, render_answer
 from bot.render.escalation import (
     escalated,
@@ -31,9 +32,6 @@ from grounding.answer import Answer
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
-
-# conversations.members pages read before giving up (fail closed): 1,000 members each.
-MEMBER_PAGES = 20
 
 
 def owners_of(config: Config, collections: Sequence[str]) -> tuple[str, ...]:
@@ -88,7 +86,9 @@ async def _escalate(
 ) -> Message:  # fmt: skip
     if record is None or record.id is None:
         return not_my_answer()
-    if press.user != record.asker and not await _member(client, record.channel, press.user):
+    if press.user != record.asker and not await is_member(
+        client, record.channel, press.user, "escalation refused"
+    ):
         return escalation_not_allowed()
     collections = involved_collections(record.answer)
     owners = owners_of(config, collections)
@@ -107,24 +107,3 @@ async def _escalate(
         await asyncio.to_thread(deps.store.release_escalation, record.id)
         return escalation_failed()
     return escalated()
-
-
-async def _member(client: AsyncWebClient, channel: str, user: str) -> bool:
-    """Whether `user` is a member of `channel`, by conversations.members; False when Slack
-    cannot say (fail closed)."""
-    cursor: str | None = None
-    for _ in range(MEMBER_PAGES):
-        try:
-            response = await client.conversations_members(
-                channel=channel, limit=1000, cursor=cursor
-            )
-        except SLACK_CALL_ERRORS as exc:
-            log.warning("conversations.members on %s failed: %s; escalation refused", channel,
-                        slack_error(exc))  # fmt: skip
-            return False
-        if user in (response.get("members") or ()):
-            return True
-        cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
-        if cursor is None:
-            return False
-    return False

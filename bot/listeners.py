@@ -16,7 +16,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.assistant import handle_thread_started, parse_thread_started
+from bot.assistant import handle_thread_event, parse_thread_event
 from bot.deps import REFUSED_WHILE_CLOSING, InFlight, ListenerDeps
 from bot.escalation import handle_escalation
 from bot.events import Turn, mentions, parse_home_opened, parse_reaction, parse_turn
@@ -167,11 +167,11 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
             with deps.in_flight.track():
                 await handle_home_opened(deps, counted(client), opened)
 
-    async def on_thread_started(body: dict[str, Any], client: AsyncWebClient) -> None:
-        started = parse_thread_started(body)
-        if started is not None:
+    async def on_assistant_thread(body: dict[str, Any], client: AsyncWebClient) -> None:
+        thread = parse_thread_event(body)
+        if thread is not None:
             with deps.in_flight.track():
-                await handle_thread_started(deps, counted(client), started)
+                await handle_thread_event(deps, counted(client), thread)
 
     async def on_other(body: dict[str, Any]) -> None:
         log.debug("ignoring event %s", (body.get("event") or {}).get("type"))
@@ -187,7 +187,8 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
     app.event("app_home_opened")(on_home_opened)
-    app.event("assistant_thread_started")(on_thread_started)
+    app.event("assistant_thread_started")(on_assistant_thread)
+    app.event("assistant_thread_context_changed")(on_assistant_thread)
     app.command(SLASH_COMMAND)(on_command)
     app.shortcut(SHORTCUT)(on_shortcut)
     app.view_submission(REASON_VIEW)(on_feedback_reason)

@@ -29,6 +29,7 @@ from bot.render.live import stream_tail
 from bot.replies import Unknown, cosmetic_client, post, posted_reply
 from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.streaming import LiveReply
+from bot.thread_context import question_scope
 from bot.working import Working
 from grounding.answer import Answer
 from grounding.progress import Report, ignore
@@ -146,9 +147,7 @@ async def _respond(
 ) -> None:
     if turn.in_thread and await record_reason(deps, client, turn, lease):
         return
-    scope = await live.policy.scope_for(
-        turn.team, turn.channel, turn.channel_type, ext_shared=turn.ext_shared
-    )
+    scope = await question_scope(deps, live, client, turn)
     if not turn.text:
         unverified = scope.kind is ConversationKind.UNKNOWN
         help_reply = render_help(

@@ -33,6 +33,7 @@ from bot.store.contract import (
     Resumable,
     StoreError,
     StoreUnavailable,
+    ThreadContexts,
 )
 from bot.store.sqlite import SQLiteAnswerStore
 
@@ -74,4 +75,5 @@ __all__ = [
     "SQLiteAnswerStore",
     "StoreError",
     "StoreUnavailable",
+    "ThreadContexts",
 ]

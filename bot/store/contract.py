@@ -279,8 +279,40 @@ class FeedbackLog(Protocol):
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...
 
 
-class AnswerStore(EventLedger, AnswerLog, FeedbackLog, Protocol):
-    """All three seams on one backend (one file, or one database)."""
+# --- assistant threads -------------------------------------------------------------------------
+
+# Both backends' statement (SQLite and PostgreSQL share the upsert syntax); named parameters.
+SET_THREAD_CONTEXT_SQL = (
+    "INSERT INTO thread_contexts (team, channel, thread_ts, context_channel, seen) "
+    "VALUES (:team, :channel, :thread_ts, :context, :seen) "
+    "ON CONFLICT (team, channel, thread_ts) DO UPDATE SET "
+    "context_channel = excluded.context_channel, seen = excluded.seen "
+    "WHERE excluded.seen >= thread_contexts.seen"
+)
+THREAD_CONTEXT_SQL = (
+    "SELECT context_channel FROM thread_contexts "
+    "WHERE team = :team AND channel = :channel AND thread_ts = :thread_ts"
+)
+
+
+class ThreadContexts(Protocol):
+    """Which channel each assistant thread is looking at (bot/thread_context.py)."""
+
+    def set_thread_context(
+        self, team: str, channel: str, thread_ts: str, context_channel: str, seen: float
+    ) -> None:
+        """The assistant thread `thread_ts` in the DM `channel` looks at `context_channel` ("":
+        at no channel) since Slack's event time `seen`; an earlier event never overwrites a
+        later one, whichever arrives first."""
+        ...
+
+    def thread_context(self, team: str, channel: str, thread_ts: str) -> str | None:
+        """The channel the thread looks at; None when no event said ("" when at no channel)."""
+        ...
+
+
+class AnswerStore(EventLedger, AnswerLog, FeedbackLog, ThreadContexts, Protocol):
+    """All four seams on one backend (one file, or one database)."""
 
     def ping(self) -> None:
         """Return once the backend answers a trivial query; StoreError when it cannot (a

@@ -22,6 +22,8 @@ from bot.store.contract import (
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
     REASON_WINDOW_SECONDS,
+    SET_THREAD_CONTEXT_SQL,
+    THREAD_CONTEXT_SQL,
     UNPOSTED,
     AnswerRecord,
     Claim,
@@ -162,6 +164,18 @@ class PostgresAnswerStore:
             {"team": team, "channel": channel, "thread_ts": thread_ts},
         )
         return tuple(str(row[0]) for row in rows)
+
+    def set_thread_context(
+        self, team: str, channel: str, thread_ts: str, context_channel: str, seen: float
+    ) -> None:
+        values = {"team": team, "channel": channel, "thread_ts": thread_ts, "seen": seen}
+        statement = sql(SET_THREAD_CONTEXT_SQL)
+        self._db.run(lambda c: c.execute(statement, {**values, "context": context_channel}))
+
+    def thread_context(self, team: str, channel: str, thread_ts: str) -> str | None:
+        values = {"team": team, "channel": channel, "thread_ts": thread_ts}
+        row = self._first(THREAD_CONTEXT_SQL, values)
+        return None if row is None else str(row[0])
 
     # --- feedback (postgres_feedback.py) ------------------------------------------------
 

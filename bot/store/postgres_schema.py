@@ -98,6 +98,21 @@ STEPS = (
             "DROP TABLE escalations",
         ),
     ),
+    # An assistant thread (the DM's side panel) follows the channel its person is looking at
+    # (assistant_thread_started, assistant_thread_context_changed): kept here, not in Slack's
+    # message metadata as Bolt's default store does, because a new thread has no docbot message
+    # to carry it, and every replica must see it. `seen` is Slack's event_ts: the later event
+    # wins, whichever arrives first.
+    Step(
+        "assistant threads: the channel each one is looking at",
+        (
+            """CREATE TABLE thread_contexts (
+                team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+                context_channel TEXT NOT NULL, seen DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (team, channel, thread_ts)
+            )""",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

@@ -20,6 +20,8 @@ from bot.store.contract import (
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
     REASON_WINDOW_SECONDS,
+    SET_THREAD_CONTEXT_SQL,
+    THREAD_CONTEXT_SQL,
     UNPOSTED,
     AnswerRecord,
     Claim,
@@ -33,7 +35,7 @@ from bot.store.contract import (
     check_reason,
     group_reasons,
 )
-from bot.store.sqlite_schema import migrate
+from bot.store.sqlite_schema import open_store_file
 
 _ANSWER_FIELDS = (
     "id", "team", "channel", "thread_ts", "reply_ts", "question_ts", "asker", "question",
@@ -67,7 +69,7 @@ class SQLiteAnswerStore:
         self._reason_window = reason_window_seconds
         self._lock = threading.Lock()
         self._last_prune = float("-inf")
-        self._conn = self._open(path)
+        self._conn = open_store_file(path)
         with self._write():
             self._prune_if_due()
 
@@ -163,6 +165,19 @@ class SQLiteAnswerStore:
                 (team, asker, limit),
             ).fetchall()
         return tuple(answer_record(row, str(self._path)) for row in rows)
+
+    def set_thread_context(
+        self, team: str, channel: str, thread_ts: str, context_channel: str, seen: float
+    ) -> None:
+        values = {"team": team, "channel": channel, "thread_ts": thread_ts, "seen": seen}
+        with self._write() as conn:
+            conn.execute(SET_THREAD_CONTEXT_SQL, {**values, "context": context_channel})
+
+    def thread_context(self, team: str, channel: str, thread_ts: str) -> str | None:
+        values = {"team": team, "channel": channel, "thread_ts": thread_ts}
+        with self._read() as conn:
+            row = conn.execute(THREAD_CONTEXT_SQL, values).fetchone()
+        return None if row is None else str(row[0])
 
     # --- feedback ------------------------------------------------------------------------
 
@@ -314,26 +329,6 @@ class SQLiteAnswerStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-    def _open(self, path: Path) -> sqlite3.Connection:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # One connection guarded by a lock: SQLite serialises writers anyway, and the
-            # Slack app runs its handlers on a few threads of one process.
-            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode = WAL")
-            # In WAL mode NORMAL stays consistent and survives an app crash; only a power cut
-            # can lose the last commits, which costs a possible repeated answer, not corruption.
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA busy_timeout = 5000")
-            migrate(conn, path)
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreError(
-                f"{path}: cannot open the answer store ({exc}). Check that the state_dir in "
-                "docbot.yml is writable and that the file is a docbot SQLite database."
-            ) from exc
-        return conn
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:

@@ -1,11 +1,13 @@
 """The SQLite store's schema as versioned steps (bot/store/migrations.py), its version kept in
-`PRAGMA user_version`. Append, never edit, once released."""
+`PRAGMA user_version`. Append, never edit, once released. Also how the file is opened: WAL,
+foreign keys, the busy timeout, then the pending steps."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from bot.store.contract import StoreError
 from bot.store.migrations import Step, pending
 
 STEPS = (
@@ -124,8 +126,45 @@ STEPS = (
             "DROP TABLE escalations",
         ),
     ),
+    # An assistant thread (the DM's side panel) follows the channel its person is looking at
+    # (assistant_thread_started, assistant_thread_context_changed): kept here, not in Slack's
+    # message metadata as Bolt's default store does, because a new thread has no docbot message
+    # to carry it, and every replica must see it. `seen` is Slack's event_ts: the later event
+    # wins, whichever arrives first.
+    Step(
+        "assistant threads: the channel each one is looking at",
+        (
+            """CREATE TABLE thread_contexts (
+                team TEXT NOT NULL, channel TEXT NOT NULL, thread_ts TEXT NOT NULL,
+                context_channel TEXT NOT NULL, seen REAL NOT NULL,
+                PRIMARY KEY (team, channel, thread_ts)
+            )""",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
+
+
+def open_store_file(path: Path) -> sqlite3.Connection:
+    """The store's one connection to `path` (created if missing), at SCHEMA_VERSION."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # One connection guarded by a lock (bot/store/sqlite.py): SQLite serialises writers
+        # anyway, and the Slack app runs its handlers on a few threads of one process.
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        # In WAL mode NORMAL stays consistent and survives an app crash; only a power cut can
+        # lose the last commits, which costs a possible repeated answer, not corruption.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA busy_timeout = 5000")
+        migrate(conn, path)
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreError(
+            f"{path}: cannot open the answer store ({exc}). Check that the state_dir in "
+            "docbot.yml is writable and that the file is a docbot SQLite database."
+        ) from exc
+    return conn
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> None:

@@ -37,7 +37,7 @@ NEEDED_SCOPES = {
 }
 NEEDED_EVENTS = {
     "app_mention", "reaction_added", "reaction_removed", "message.im", "app_home_opened",
-    "assistant_thread_started",
+    "assistant_thread_started", "assistant_thread_context_changed",
 }  # fmt: skip
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import sqlite3
 from pathlib import Path
 
-from bot.store import SQLiteAnswerStore, sqlite_schema
-from bot.store.sqlite_schema import SCHEMA_VERSION
-from tests.bot.store.conftest import Backend, FakeClock, record
+from bot.store import SQLiteAnswerStore
+from bot.store.sqlite_schema import STEPS, script
+from tests.bot.store.conftest import Backend, FakeClock, answer, record
 
 
 def test_a_shared_copy_of_an_answer_is_escalated_once_with_it(
@@ -35,25 +36,25 @@ def test_sqlite_upgrade_keeps_each_questions_earliest_escalation(tmp_path: Path)
     """A file from before this step may hold two escalations of one question (its private and
     its shared row): the upgrade keeps the earliest, and neither row can be escalated again."""
     path = tmp_path / "answers.sqlite3"
-    store = SQLiteAnswerStore(path)
-    private = record("2.0", thread_ts="1.0")
-    original = store.save_answer(private)
-    copy = store.save_answer(dataclasses.replace(private, reply_ts="5.0", thread_ts="5.0"))
-    store.close()
+    steps = [step.why for step in STEPS]
+    before = steps.index("escalations: one per question, whichever copy of its answer is pressed")
+    stored = json.dumps(answer("q?").to_dict())
     with contextlib.closing(sqlite3.connect(path)) as conn, conn:
-        # The file as the step before wrote it, with the doubled escalation it allowed.
-        conn.execute("DROP TABLE question_escalations")
-        (old,) = (s for s in sqlite_schema.STEPS if s.why == "escalations: one per answer")
-        conn.execute(old.statements[0])
+        conn.executescript(script(before))
+        conn.executemany(
+            "INSERT INTO answers (id, team, channel, thread_ts, reply_ts, question_ts, asker, "
+            "question, status, generator, answer_json, created) VALUES "
+            "(?, 'T1', 'C1', ?, ?, '1.0', 'U1', 'q?', 'answered', 'extractive', ?, 't')",
+            [(1, "1.0", "2.0", stored), (2, "5.0", "5.0", stored)],  # private, shared copy
+        )
         conn.executemany(
             "INSERT INTO escalations (answer_id, user, at) VALUES (?, ?, ?)",
-            [(copy, "U3", "2026-10-03T10:05:00"), (original, "U2", "2026-10-03T10:01:00")],
+            [(2, "U3", "2026-10-03T10:05:00"), (1, "U2", "2026-10-03T10:01:00")],
         )
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
     store = SQLiteAnswerStore(path)
-    assert store.claim_escalation(original, "U4", "t1") is False
-    assert store.claim_escalation(copy, "U4", "t2") is False
+    assert store.claim_escalation(1, "U4", "t1") is False
+    assert store.claim_escalation(2, "U4", "t2") is False
     store.close()
     with contextlib.closing(sqlite3.connect(path)) as conn:
         rows = conn.execute("SELECT answer_id, user FROM question_escalations").fetchall()
-    assert rows == [(original, "U2")]
+    assert rows == [(1, "U2")]

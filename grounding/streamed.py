@@ -36,6 +36,7 @@ class StreamedClaims:
         self._report = report
         self._numbering = Numbering(url_for)
         self._shown: set[str] = set()
+        self._kept: list[Kept] = []  # what check_claim reads later claims after
         self.claims: list[Claim] = []
         self.dropped: list[DroppedClaim] = []
         self.checked = 0
@@ -49,8 +50,9 @@ class StreamedClaims:
         started = time.perf_counter()
         self.checked += 1
         self._report(Checking(self.checked))
-        checked = check_claim(claim, self._packet)
+        checked = check_claim(claim, self._packet, self._kept)
         if isinstance(checked, Kept):
+            self._kept.append(checked)
             key = _same_text(checked.text)
             if key not in self._shown:  # a regeneration restating a claim already shown
                 self._shown.add(key)

@@ -78,7 +78,7 @@ def verify(
     kept: list[Kept] = []
     dropped: list[DroppedClaim] = []
     for claim in response.claims:
-        checked = check_claim(claim, packet)
+        checked = check_claim(claim, packet, kept)
         if isinstance(checked, Kept):
             kept.append(checked)
         else:
@@ -99,15 +99,20 @@ def not_found_reason(response: GroundedResponse) -> NoAnswer:
     return NoAnswer.UNVERIFIED
 
 
-def check_claim(claim: GroundedClaim, packet: EvidencePacket) -> Kept | DroppedClaim:
-    """One claim on its own, as `verify` checks each (a streamed answer checks them as they
-    come): kept with its items and quotes, or dropped with the reason."""
+def check_claim(
+    claim: GroundedClaim, packet: EvidencePacket, earlier: Sequence[Kept] = ()
+) -> Kept | DroppedClaim:
+    """One claim, as `verify` checks each (a streamed answer checks them as they come), after
+    the `earlier` claims of its answer that were kept: kept with its items and quotes, or
+    dropped with the reason."""
     text = _LABEL_MARKERS.sub("", claim.text).strip()
-    checked = _check_claim(text, claim, packet)
+    checked = _check_claim(text, claim, packet, earlier)
     return checked if isinstance(checked, Kept) else DroppedClaim(text, *checked)
 
 
-def _check_claim(text: str, claim: GroundedClaim, packet: EvidencePacket) -> Kept | tuple[str, str]:
+def _check_claim(
+    text: str, claim: GroundedClaim, packet: EvidencePacket, earlier: Sequence[Kept]
+) -> Kept | tuple[str, str]:
     """The claim kept with its items and quotes, or (reason, detail) when it must be dropped."""
     labels = tuple(dict.fromkeys(normalize_label(c) for c in claim.citations))
     if not labels:
@@ -120,17 +125,23 @@ def _check_claim(text: str, claim: GroundedClaim, packet: EvidencePacket) -> Kep
     located, problem = locate(claim.quotes, known, packet.items)
     if problem is not None:
         return "unquoted", problem
-    verdict = check(text, support_of(located, known))
+    verdict = check(text, support_of(located, known, earlier))
     if verdict.problem is not None:
         return "unsupported", verdict.problem
     return Kept(text, known, located, verdict.other_language)
 
 
-def support_of(located: Sequence[Located], cited: Sequence[EvidenceItem]) -> Support:
-    """A claim's support: the sentences its quotes stand in, and its cited items whole."""
+def support_of(
+    located: Sequence[Located], cited: Sequence[EvidenceItem], earlier: Sequence[Kept] = ()
+) -> Support:
+    """A claim's support: the sentences its quotes stand in, its cited items whole, and the
+    sentences earlier kept claims quoted from those items (numbers the answer already showed)."""
     quoted = "\n\n".join(dict.fromkeys(q.sentences for q in located))
     context = "\n\n".join(dict.fromkeys(q.context for q in located))
-    return Support(quoted, evidence_text(cited), tuple(q.clause for q in located), context)
+    labels = {item.label for item in cited}
+    shown = dict.fromkeys(q.sentences for k in earlier for q in k.quotes if q.item.label in labels)
+    stated = "\n\n".join(s for s in shown if s not in quoted)
+    return Support(quoted, evidence_text(cited), tuple(q.clause for q in located), context, stated)
 
 
 def evidence_text(items: Iterable[EvidenceItem]) -> str:

@@ -32,9 +32,12 @@ from grounding.verification.settings import setting_problem
 from grounding.verification.values import number_problem, value_problem
 from retrieval.text import normalize_text
 
-# "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
-# the words after it.
-_ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
+# "No: the transport only retries on ...", "Not with X itself: ...", "Not by default: ...": the
+# answer to a yes/no question, not a negation of the words after it. A "Not" lead is short (one
+# to four words) and ends at a colon; "Not every plugin ..." opens a statement and stays.
+_ANSWER_MARKER = re.compile(
+    r"^(?:no|yes)\s*[:,;.—–]\s+|^not(?:\s+[^\s:;.,]+){1,4}\s*:\s+", re.IGNORECASE
+)
 # An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
 
@@ -54,6 +57,9 @@ class Support:
     cited: str
     clauses: tuple[str, ...] = ()
     context: str = ""  # the quoted sentences and one on each side
+    # Sentences of the cited items that earlier kept claims of the answer quoted: a number
+    # they hold was shown already, so the claim may restate it ("... above 100").
+    stated: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +101,8 @@ def check(
 
 def _prose(text: str) -> str:
     """The words a claim or its evidence says: links read as their text, URLs blanked (each is
-    an exact token, checked whole), and a leading "No:" or "Yes," answering the question."""
+    an exact token, checked whole), and a leading "No:", "Yes," or "Not ...:" answering the
+    question."""
     return _ANSWER_MARKER.sub("", without_urls(without_links(text)))
 
 
@@ -118,6 +125,9 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     which are words of that language) and whether it negates at all."""
     said, quoted = terms(_prose(claim)), terms(_prose(support.quoted))
     problem = number_problem(said, quoted, anchor=not other)
+    if problem is not None and support.stated:
+        shown = terms(_prose(f"{support.quoted}\n\n{support.stated}"))
+        problem = number_problem(said, shown, anchor=not other)
     if problem is not None:
         return problem
     if other:

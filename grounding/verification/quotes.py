@@ -69,9 +69,10 @@ class _Form:
 def quote_form(text: str) -> str:
     """`text` with only whitespace, markup and typography normalised: what quotes match in."""
     text = _FENCE_LINE.sub("", nfkc(text).translate(_TYPOGRAPHY))
-    text = without_links(_LINE_MARKUP.sub("", text))
+    # Whitespace is collapsed before links are read: a link's text may wrap onto a new line.
+    text = without_links(" ".join(_LINE_MARKUP.sub("", text).split()))
     text = _EMPHASIS.sub("", _REST_ROLE.sub("", text))
-    text = _CODE_SPACE.sub(r"\1", " ".join(text.split()))
+    text = _CODE_SPACE.sub(r"\1", text)
     return _TRAILING_COMMA.sub("", text)
 
 

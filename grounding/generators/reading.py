@@ -86,6 +86,7 @@ _ABSENT_NAME_FACTOR = 2.0
 _RARE_PIECES = 3  # pieces beyond the first of the rarest word scale 0..1
 _LENGTH_WORDS = 60.0
 _NUMBER = re.compile(r"(?<![\w.])\d")
+_NUMBER_WORD = re.compile(r"v?[\d.,%]*\d[\d.,%]*s?")  # 3, 5000, 0.28, 1.2.3, 503s, 10%
 # A release's own page or section: a file named for a version ("releases/2.1.txt",
 # "whatsnew/3.12.rst") or a heading that starts with one (a change log's "## 1.4.0").
 _VERSION_NAMED = re.compile(r"(?:^|[\s_\-])v?\d+\.\d+")
@@ -101,6 +102,7 @@ class Reading:
     weights: dict[str, float]  # question term -> weight
     missing_heaviest: float
     missing_rare: float  # the most tokenizer pieces of a question word no unit has, 0..1
+    # (numbers left out: see read)
 
 
 def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
@@ -112,7 +114,10 @@ def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
     total = sum(weights.values()) or 1.0
     absent = [t for t in weights if t not in vocabulary]
     missing = [weights[t] for t in absent]
-    pieces = embedder.pieces(absent) if absent else []
+    # The tokenizer cuts digits one by one, so a number ("5000", "503s", "0.28") looked as rare
+    # as the rarest name; a question's own numbers say nothing of what the docs cover.
+    names = [t for t in absent if not _NUMBER_WORD.fullmatch(t)]
+    pieces = embedder.pieces(names) if names else []
     rare = max(((p - 1) / _RARE_PIECES for p in pieces), default=0.0)
     units = _unit_features(asked, pool, weights, embedder)
     return Reading(

@@ -69,6 +69,8 @@ class Turn:
     ext_shared: bool
     # Answered to the asker only (chat.postEphemeral), not in a thread: `/docbot QUESTION`.
     ephemeral: bool = False
+    # The command's response_url: reaches the asker where docbot cannot post (not a member).
+    response_url: str | None = None
 
     def to_payload(self) -> str:
         """The turn as the event ledger keeps it, so another process can answer it."""

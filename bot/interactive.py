@@ -74,6 +74,7 @@ class _Command(_Slice):
     user_id: str
     text: str = ""
     trigger_id: str
+    response_url: str | None = None
 
 
 class _ShortcutMessage(_Slice):
@@ -174,7 +175,7 @@ def parse_command(body: Mapping[str, Any]) -> Turn | None:
     return Turn(
         event_id=key, team=command.team_id, channel=command.channel_id, ts=key, thread_ts=None,
         user=command.user_id, text=question_text(command.text, None), channel_type=None,
-        ext_shared=False, ephemeral=True,
+        ext_shared=False, ephemeral=True, response_url=command.response_url,
     )  # fmt: skip
 
 

@@ -9,10 +9,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import aiohttp
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.events import Turn
 from bot.render import Message, mrkdwn, post_kwargs
+from bot.render.commands import not_a_member
 from bot.store import AnswerRecord
 from bot.webapi import SLACK_CALL_ERRORS, ObservedWebClient, slack_error, slack_error_code
 
@@ -28,6 +31,9 @@ REPLY_EVENT_TYPE = "docbot_reply"
 REPLY_PAGES = 5
 # A Slack message ts; a `/docbot` question's ts is its ledger key instead (bot/interactive.py).
 MESSAGE_TS = re.compile(r"^[0-9]+\.[0-9]+$")
+# What Slack answers a post in a conversation docbot is not a member of (a private one it
+# cannot see at all is channel_not_found).
+NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
 
 
 async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
@@ -57,6 +63,14 @@ async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) 
             channel=turn.channel, user=turn.user, **post_kwargs(message)
         )
     except SLACK_CALL_ERRORS as exc:
+        code = slack_error_code(exc)
+        if code in NOT_A_MEMBER and turn.response_url:
+            # `/docbot` where docbot is not a member: Slack takes no post from it there, but
+            # the command's response_url still reaches the asker, to say what to do.
+            log.info("chat.postEphemeral in %s refused (%s): docbot is not a member; telling %s",
+                     turn.channel, code, turn.user)  # fmt: skip
+            await _respond(turn.response_url, not_a_member())
+            return None
         log.error(
             "chat.postEphemeral to %s in %s failed for %s: %s",
             turn.user, turn.channel, turn.event_id, slack_error(exc),
@@ -64,6 +78,22 @@ async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) 
         return None
     ts = response.get("message_ts")
     return str(ts) if ts else None
+
+
+async def _respond(response_url: str, message: Message) -> None:
+    """A private word to a command's asker through its response_url; a failure is logged."""
+    hook = AsyncWebhookClient(response_url, timeout=COSMETIC_TIMEOUT_SECONDS)
+    try:
+        response = await hook.send(
+            text=message.text, blocks=[dict(block) for block in message.blocks],
+            response_type="ephemeral",
+        )  # fmt: skip
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.warning("the command's response_url could not be reached: %r", exc)
+        return
+    if response.status_code != 200:
+        log.warning("the command's response_url answered HTTP %s: %.200r", response.status_code,
+                    response.body)  # fmt: skip
 
 
 class Unknown(Exception):

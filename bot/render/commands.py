@@ -42,6 +42,16 @@ def share_failed() -> Message:
     return Message(text, (context(text),))
 
 
+def not_a_member() -> Message:
+    """`/docbot` where docbot is not a member: Slack takes no reply from it there."""
+    text = (
+        ":wave: I'm not a member of this conversation, so I can't answer here. Invite me with "
+        "`/invite @docbot` (or mention me and choose to invite me), then ask again; or ask me "
+        "in a direct message."
+    )
+    return Message(plain(text), (section(text),))
+
+
 def already_answered(permalink: str | None) -> Message:
     """The shortcut on a message docbot has answered: where that answer is (Slack's own link)."""
     if permalink and not any(c in permalink for c in "<>| "):

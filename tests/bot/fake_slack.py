@@ -145,6 +145,7 @@ class FakeSlack:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
         app.router.add_get("/link", self._socket)
+        app.router.add_post("/commands/{hook:.+}", self._response_url)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -191,6 +192,16 @@ class FakeSlack:
         else:
             call.status, call.response = 200, self._answer(method, params)
         return web.json_response(call.response, status=call.status, headers=headers)
+
+    def response_url(self, hook: str) -> str:
+        """A command's response_url on this fake (Slack's are on hooks.slack.com); what is
+        posted there is recorded as a `response_url` call."""
+        return f"{self.url.removesuffix('/api/')}/commands/{hook}"
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        raw = await request.text()
+        self.calls.append(Call("response_url", json.loads(raw), raw, None, 200, {"ok": True}))
+        return web.Response(text="ok")  # what Slack's hooks answer
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         """Socket Mode: hello, then queued envelopes; the client's acks are recorded."""

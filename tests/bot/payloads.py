@@ -196,15 +196,17 @@ def view_submission(
 
 
 def slash_command(
-    text: str, *, team: str, channel: str, user: str, trigger_id: str, command: str = "/docbot"
-) -> dict[str, str]:
+    text: str, *, team: str, channel: str, user: str, trigger_id: str, command: str = "/docbot",
+    response_url: str | None = None,
+) -> dict[str, str]:  # fmt: skip
     """The form fields Slack posts for `/docbot <text>` typed in `channel`."""
     return {
         "token": VERIFICATION_TOKEN, "team_id": team, "team_domain": "docbot-test",
         "channel_id": channel, "channel_name": "general", "user_id": user,
         "user_name": "asker", "command": command, "text": text, "api_app_id": APP_ID,
         "is_enterprise_install": "false",
-        "response_url": f"https://hooks.slack.com/commands/{team}/1/{uuid.uuid4().hex}",
+        "response_url": response_url
+        or f"https://hooks.slack.com/commands/{team}/1/{uuid.uuid4().hex}",
         "trigger_id": trigger_id,
     }  # fmt: skip
 

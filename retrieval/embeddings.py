@@ -40,6 +40,11 @@ _POOLING_VERSION = "1"
 PIECE_TOKENS = 4_096
 # Texts tokenized at once: bounds the tokenizer's per-token bookkeeping.
 _TOKENIZE_TEXTS = 512
+# Words whose BPE pieces the tokenizer remembers. Its default cache grew by ~150 MB while
+# embedding 30k chunks of a 30k-word vocabulary and kept it for the rest of the build (a third
+# of what `docbot index` went over 1 GB by at 300k chunks); 1,000 words cost ~4 MB and
+# tokenized no slower (docs/performance.md, "Cold search and memory").
+_BPE_CACHE_WORDS = 1_000
 
 
 class Embedder(Protocol):
@@ -149,6 +154,10 @@ def load_embedder() -> StaticEmbedder:
         ) from exc
     tokenizer.no_padding()  # pooling never pads
     tokenizer.no_truncation()  # a long text is embedded whole, in pieces (see _pool)
+    # Private in tokenizers' bindings (0.20+), hence looked up: without it, only memory differs.
+    resize_cache = getattr(tokenizer.model, "_resize_cache", None)
+    if resize_cache is not None:
+        resize_cache(_BPE_CACHE_WORDS)
     version = importlib.metadata.version("wordllama")
     name = f"wordllama-{_CONFIG}-{_DIM}@{version}/sum-pool-{_POOLING_VERSION}"
     return StaticEmbedder(np.asarray(table, dtype=np.float32), tokenizer, name)

@@ -9,14 +9,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
-from retrieval.chunking import chunk_document
 from retrieval.chunks import Chunk
 from retrieval.config import CollectionConfig, SearchConfig
 from retrieval.errors import DocbotError
 from retrieval.file_dates import file_dates
 from retrieval.files import Skipped, SourceText, find_files, read_source
-from retrieval.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from retrieval.tokens import TokenCounter
 
 # Bump when chunk_document's output changes for the same input, so old snapshots are not reused.
 CHUNKER_VERSION = "4"
@@ -157,6 +159,10 @@ class _Scan:
             self.rechunked.append(path)
 
     def _record(self, source: SourceText, updated: str) -> FileRecord:
+        # Imported by scans only: loading an index unpickles snapshots through this module,
+        # and the chunker (with tiktoken) is ~0.1 s of a cold `docbot search` otherwise.
+        from retrieval.chunking import chunk_document
+
         chunks = chunk_document(
             self.collection.name,
             source.path,

@@ -281,7 +281,10 @@ class FeedbackLog(Protocol):
 
 # --- assistant threads -------------------------------------------------------------------------
 
-# Both backends' statement (SQLite and PostgreSQL share the upsert syntax); named parameters.
+# An assistant thread not told of its context for this long reads the DM's scope again until
+# its next event: the table stays small, and the fallback is the scope of a thread never told.
+THREAD_CONTEXT_RETENTION_SECONDS = 30 * 24 * 3600
+# Both backends' statements (SQLite and PostgreSQL share the upsert syntax); named parameters.
 SET_THREAD_CONTEXT_SQL = (
     "INSERT INTO thread_contexts (team, channel, thread_ts, context_channel, seen) "
     "VALUES (:team, :channel, :thread_ts, :context, :seen) "
@@ -293,6 +296,7 @@ THREAD_CONTEXT_SQL = (
     "SELECT context_channel FROM thread_contexts "
     "WHERE team = :team AND channel = :channel AND thread_ts = :thread_ts"
 )
+PRUNE_THREAD_CONTEXTS_SQL = "DELETE FROM thread_contexts WHERE seen < :cutoff"
 
 
 class ThreadContexts(Protocol):

@@ -21,8 +21,10 @@ from bot.store.contract import (
     EVENT_RETENTION_SECONDS,
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
+    PRUNE_THREAD_CONTEXTS_SQL,
     REASON_WINDOW_SECONDS,
     SET_THREAD_CONTEXT_SQL,
+    THREAD_CONTEXT_RETENTION_SECONDS,
     THREAD_CONTEXT_SQL,
     UNPOSTED,
     AnswerRecord,
@@ -299,5 +301,7 @@ class PostgresAnswerStore:
                 sql("DELETE FROM reason_invites WHERE invited < :cutoff"),
                 {"cutoff": now - self._reason_window},
             )
+            untold = {"cutoff": now - THREAD_CONTEXT_RETENTION_SECONDS}
+            await conn.execute(sql(PRUNE_THREAD_CONTEXTS_SQL), untold)
 
         self._db.run(prune)

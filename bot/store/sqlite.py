@@ -19,8 +19,10 @@ from bot.store.contract import (
     EVENT_RETENTION_SECONDS,
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
+    PRUNE_THREAD_CONTEXTS_SQL,
     REASON_WINDOW_SECONDS,
     SET_THREAD_CONTEXT_SQL,
+    THREAD_CONTEXT_RETENTION_SECONDS,
     THREAD_CONTEXT_SQL,
     UNPOSTED,
     AnswerRecord,
@@ -366,6 +368,8 @@ class SQLiteAnswerStore:
         self._conn.execute(
             "DELETE FROM reason_invites WHERE invited < ?", (now - self._reason_window,)
         )
+        untold = {"cutoff": now - THREAD_CONTEXT_RETENTION_SECONDS}
+        self._conn.execute(PRUNE_THREAD_CONTEXTS_SQL, untold)
         self._last_prune = now
 
     def _require_answer(self, conn: sqlite3.Connection, answer_id: int) -> None:

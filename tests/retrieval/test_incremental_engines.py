@@ -12,6 +12,7 @@ import yaml
 from retrieval.config import Config, load_config
 from retrieval.index import BuildReport, Index, build_index, index_root, index_text
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from retrieval.tantivy_engine import build_part, compose
 from retrieval.text import tokenize
 from tests.retrieval.docs_tree import WordCounter
 
@@ -188,3 +189,32 @@ def test_an_index_loaded_before_a_rebuild_keeps_answering_the_same(tmp_path: Pat
     _build(config)
 
     assert [old.search(query, scope, 5) for query in QUERIES[:40]] == before
+
+
+def test_a_build_that_dies_while_composing_leaves_the_old_index_whole(tmp_path: Path) -> None:
+    # What a build killed mid-way leaves: a new part and a set half composed from the old
+    # parts' files (linked, so sharing their inodes). The old index must load and answer as
+    # before, and the next build must clean up and rank as a fresh one.
+    docs = tmp_path / "docs"
+    _corpus(docs)
+    config = _config(tmp_path, docs, "incremental")
+    _build(config)
+    before = _results(config)
+    engines = index_root(config) / "engines"
+    old_parts = sorted(engines.glob("part-*"))
+    crashed_part = engines / "part-0123.tmp-999"
+    crashed_part.mkdir()
+    build_part(crashed_part, 7, ["quokkaword here", "and more words"])
+    crashed_set = engines / "tantivy-4567.tmp-999"
+    crashed_set.mkdir()
+    compose(crashed_set, [*old_parts[:1], crashed_part])
+    (crashed_set / "meta.json").write_text("{half written")
+
+    assert _results(config) == before
+
+    _edits(docs, 0)
+    _build(config)
+    assert not crashed_part.exists() and not crashed_set.exists()
+    fresh = _config(tmp_path, docs, "fresh")
+    _build(fresh)
+    assert _results(config) == _results(fresh)

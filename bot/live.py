@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from bot.policy import ChannelPolicy
+from bot.render.no_answer import OUT_OF_SERVICE
 from grounding.answer import Answer, AnswerStatus
 from grounding.progress import Report, ignore
 from retrieval.artifact import watched_file
@@ -192,11 +193,6 @@ class LiveRuntime:
 class Unavailable:
     """The answerer after a config change docbot cannot serve yet: every answer is an error."""
 
-    MESSAGE = (
-        "I can't answer right now: my configuration changed and I can't put it in service yet "
-        "(usually my documents need re-indexing). The docbot admins can see why in its log."
-    )
-
     def __init__(self, detail: str) -> None:
         self._detail = detail
 
@@ -212,7 +208,7 @@ class Unavailable:
             status=AnswerStatus.ERROR,
             question=question,
             scope=scope,
-            message=self.MESSAGE,
+            message=OUT_OF_SERVICE,
             error_detail=self._detail,
         )
 

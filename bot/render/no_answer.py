@@ -25,6 +25,11 @@ NO_ACCESS = (
     "Ask a docbot admin to give it access in `docbot.yml`, or ask me in a channel that has access."
 )
 
+# Every answer is this error while docbot cannot serve a changed config (bot/live.py).
+OUT_OF_SERVICE = (
+    "I can't answer right now: my configuration changed and I can't put it in service yet "
+    "(usually my documents need re-indexing). The docbot admins can see why in its log."
+)
 _ADMINS = "Try again in a minute; the docbot admins can see the details in its log."
 # An `error` answer: what went wrong with the language model and what to do. The details (the
 # server's reply, which may quote config or a key) are for the log and error_detail only.

@@ -4,8 +4,11 @@ quote a key or a config hint) never reach the conversation."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from bot.live import Unavailable
 from bot.render import render_answer
 from bot.render.no_answer import no_answer_text
 from grounding.answer import Answer, AnswerStatus, NoAnswer
@@ -56,3 +59,12 @@ def test_render_an_error_stored_by_an_older_docbot_shows_its_message() -> None:
     (App Home, a shared answer) still read the same."""
     older = _failed(None, "The language model took too long to answer. Try again in a minute.")
     assert "took too long to answer. Try again in a minute." in _seen(older)
+
+
+def test_render_out_of_service_says_why_and_who_can_fix_it() -> None:
+    """After a config change docbot cannot serve, every answer is this error (bot/live.py)."""
+    answer = asyncio.run(Unavailable("ConfigError: x").answer("how?", SCOPE))
+    seen = _seen(answer)
+    assert (
+        "my configuration changed" in seen and "re-indexing" in seen and "ConfigError" not in seen
+    )

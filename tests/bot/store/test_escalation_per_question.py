@@ -4,13 +4,16 @@ help?" claims the same escalation, on every backend and across processes."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
 import sqlite3
 from pathlib import Path
 
-from bot.store import SQLiteAnswerStore
+import asyncpg
+
+from bot.store import PostgresAnswerStore, SQLiteAnswerStore, postgres_schema
 from bot.store.sqlite_schema import STEPS, script
 from tests.bot.store.conftest import Backend, FakeClock, answer, record
 
@@ -58,3 +61,49 @@ def test_sqlite_upgrade_keeps_each_questions_earliest_escalation(tmp_path: Path)
     with contextlib.closing(sqlite3.connect(path)) as conn:
         rows = conn.execute("SELECT answer_id, user FROM question_escalations").fetchall()
     assert rows == [(1, "U2")]
+
+
+def test_postgres_upgrade_keeps_each_questions_earliest_escalation(postgres_url: str) -> None:
+    """The same upgrade on PostgreSQL: a database one step behind, its question escalated on
+    both rows, keeps the earliest."""
+    steps = [step.why for step in postgres_schema.STEPS]
+    before = steps.index("escalations: one per question, whichever copy of its answer is pressed")
+
+    async def old_database() -> None:
+        conn = await asyncpg.connect(postgres_url)
+        try:
+            for step in postgres_schema.STEPS[:before]:
+                for statement in step.statements:
+                    await conn.execute(statement)
+            await conn.execute("CREATE TABLE docbot_schema (version INTEGER NOT NULL)")
+            await conn.execute(f"INSERT INTO docbot_schema (version) VALUES ({before})")
+            await conn.executemany(
+                "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
+                "question, status, generator, answer, created) VALUES "
+                "('T1', 'C1', $1, $2, '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't')",
+                [("1.0", "2.0"), ("5.0", "5.0")],  # the private answer, its shared copy
+            )
+            await conn.executemany(
+                "INSERT INTO escalations (answer_id, user_id, at) VALUES ($1, $2, $3)",
+                [(2, "U3", "2026-10-03T10:05:00"), (1, "U2", "2026-10-03T10:01:00")],
+            )
+        finally:
+            await conn.close()
+
+    asyncio.run(old_database())
+    store = PostgresAnswerStore(postgres_url)
+    try:
+        assert store.claim_escalation(1, "U4", "t1") is False
+        assert store.claim_escalation(2, "U4", "t2") is False
+    finally:
+        store.close()
+
+    async def kept() -> list[tuple[int, str]]:
+        conn = await asyncpg.connect(postgres_url)
+        try:
+            rows = await conn.fetch("SELECT answer_id, user_id FROM question_escalations")
+        finally:
+            await conn.close()
+        return [(int(row[0]), str(row[1])) for row in rows]
+
+    assert asyncio.run(kept()) == [(1, "U2")]

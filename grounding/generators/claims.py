@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from grounding.generators.segmentation import Unit, UnitKind
-from grounding.generators.units import Candidate
+from grounding.generators.units import Candidate, claimable
 from retrieval.text import normalize_text
 from retrieval.text.markup import LIST_MARKER
 
@@ -149,7 +149,8 @@ def claim_texts(span: Span) -> tuple[str, ...]:
     """The span's claims: its prose as one, each code block as its own, in document order.
 
     A code block stands alone so that the prose it illustrates is verified, kept or dropped on
-    its own: one unsupported token in a long block must not take the explanation with it.
+    its own: one unsupported token in a long block must not take the explanation with it. Prose
+    too short to be an answer unit (a label such as "Usage example:") is left out.
     """
     units = span.candidate.units[span.first : span.last + 1]
     groups: list[list[Unit]] = []
@@ -158,7 +159,9 @@ def claim_texts(span: Span) -> tuple[str, ...]:
             groups.append([unit])
         else:
             groups[-1].append(unit)
-    return tuple(_passage(group, span.candidate.item.chunk.text) for group in groups)
+    # A lead-in that is only a label ("For example::") says nothing its code does not.
+    said = [g for g in groups if any(claimable(u) for u in g)]
+    return tuple(_passage(group, span.candidate.item.chunk.text) for group in said)
 
 
 def _passage(units: Sequence[Unit], source: str) -> str:

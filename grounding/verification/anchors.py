@@ -23,17 +23,27 @@ _TERM = re.compile(
 )
 
 
-@functools.lru_cache(maxsize=256)  # the same evidence is checked once per claim citing it
 def terms(text: str) -> tuple[str, ...]:
     """Casefolded, suffix-folded words, numbers by value (`five` and `5.0` are `5`, "sixty four"
     is `64`), and "" for sentence ends; "n't" is "not"."""
+    return spaced_terms(text)[0]
+
+
+@functools.lru_cache(maxsize=256)  # the same evidence is checked once per claim citing it
+def spaced_terms(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """`terms(text)`, and for each whether only whitespace (or a hyphen inside a word) parts it
+    from the term before: in "max_keepalive_connections=5, max_connections=10" the 5 is not
+    followed by a noun it counts, a comma is between."""
     text = _NONE_VALUE.sub("nonevalue", _CONTRACTION.sub(" not", nfkc(text))).casefold()
     matches = list(_TERM.finditer(text))
     spaced = [
         i > 0 and not text[matches[i - 1].end() : m.start()].strip() for i, m in enumerate(matches)
     ]
-    tokens = compose([m.group() for m in matches], spaced)
-    return tuple(term for token in tokens for term in _terms_of(token))
+    out: list[tuple[str, bool]] = []
+    for token, joined in compose([m.group() for m in matches], spaced):
+        parts = _terms_of(token)
+        out += [(part, joined if k == 0 else True) for k, part in enumerate(parts)]
+    return tuple(t for t, _ in out), tuple(j for _, j in out)
 
 
 def _terms_of(token: str) -> tuple[str, ...]:

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from grounding.verification.anchors import STOPWORDS_FOLDED, is_number
+from grounding.verification.anchors import (
+    STOPWORDS_FOLDED,
+    is_number,
+    sentence_window,
+    spaced_terms,
+)
 from grounding.verification.quantities import converts, folded_words
 from retrieval.text import fold_word
 
@@ -19,6 +24,8 @@ from retrieval.text import fold_word
 # English attaches a count, not fit.
 SKIP = 2
 PHRASE = 2
+# How near a noun a number that counts nothing must be to stand for it ("query count to 2").
+NEAR = 4
 _ONE, _A = fold_word("one"), fold_word("a")
 _BOTH = fold_word("both")
 # "one" is no count after these ("the one that", "which one") nor before these ("one of them",
@@ -60,56 +67,87 @@ def _is_content(term: str) -> bool:
     return len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED
 
 
-def counted_words(terms: Sequence[str], i: int) -> tuple[str, ...]:
+def counted_words(terms: Sequence[str], spaced: Sequence[bool], i: int) -> tuple[str, ...]:
     """The noun phrase after count `i`: up to SKIP function words, then up to PHRASE content
-    words in a row; () if a number or a sentence end comes first."""
+    words in a row, with only whitespace between them; () if a number, punctuation or a
+    sentence end comes first ("max_idle=5, max_workers": the 5 counts no workers)."""
     j, skipped = i + 1, 0
-    while j < len(terms) and terms[j] and not _is_content(terms[j]) and skipped < SKIP:
-        if is_number(terms[j]) or _soft_count(terms, j) is not None:
+    while j < len(terms) and spaced[j] and terms[j] and not _is_content(terms[j]):
+        if is_number(terms[j]) or _soft_count(terms, j) is not None or skipped == SKIP:
             return ()
         j, skipped = j + 1, skipped + 1
     phrase: list[str] = []
-    while j < len(terms) and len(phrase) < PHRASE and _is_content(terms[j]):
+    while j < len(terms) and spaced[j] and len(phrase) < PHRASE and _is_content(terms[j]):
         phrase.append(terms[j])
         j += 1
     return tuple(phrase)
 
 
-def owner_before(terms: Sequence[str], i: int) -> str | None:
-    """The content word right before number `i` ("port 8000"), if there is one."""
-    return terms[i - 1] if i > 0 and _is_content(terms[i - 1]) else None
+def owner_before(terms: Sequence[str], spaced: Sequence[bool], i: int) -> str | None:
+    """The content word right before number `i`, only whitespace between ("port 8000")."""
+    return terms[i - 1] if i > 0 and spaced[i] and _is_content(terms[i - 1]) else None
 
 
-def binding_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+def binding_problem(claim: str, evidence: str) -> str | None:
     """A number of the claim counting a noun that the evidence counts only with other numbers,
-    or following a noun the evidence follows only with other numbers. The noun a claim counts is
-    the last word of its phrase; the evidence's phrase gives each of its words the number. A
-    duration the evidence writes in other units ("72 hours" for "3 days") is left to the number
-    check, which converts it."""
+    or following a noun the evidence follows only with other numbers. Each word of the phrases
+    counts: "2 queries run" is read for "query" (and "run"), "3 database queries" gives both
+    "database" and "query" 3; the claim's number must be given to none of its words. Not
+    when the evidence has the claim's number, counting nothing, near that noun ("the query
+    count to 2" supports "2 queries" beside "3 database queries"). A duration the evidence
+    writes in other units ("72 hours" for "3 days") is left to the number check, which
+    converts it."""
+    said, said_spaced = spaced_terms(claim)
+    stated, stated_spaced = spaced_terms(evidence)
     counted: dict[str, set[str]] = {}
     owned: dict[str, set[str]] = {}
-    for j, value in counts(evidence):
-        for word in counted_words(evidence, j):
+    loose: dict[str, list[int]] = {}  # value -> where the evidence has it counting nothing
+    for j, value in counts(stated):
+        phrase = counted_words(stated, stated_spaced, j)
+        for word in phrase:
             counted.setdefault(word, set()).add(value)
-        owner = owner_before(evidence, j)
+        owner = owner_before(stated, stated_spaced, j)
         if owner is not None:
             owned.setdefault(owner, set()).add(value)
-    for i, value in counts(claim):
-        if value not in evidence and converts(claim, i, evidence):
+        if not phrase and owner is None:
+            loose.setdefault(value, []).append(j)
+    for i, value in counts(said):
+        if value not in stated and converts(said, i, stated):
             continue
-        phrase = counted_words(claim, i)
-        others = counted.get(phrase[-1], set()) if phrase else set()
-        if others and value not in others:
-            given = ", ".join(sorted(others))
+        phrase = counted_words(said, said_spaced, i)
+        moved = [w for w in phrase if _moved(value, counted.get(w), stated, w, loose)]
+        if moved and not any(value in counted.get(w, ()) for w in phrase):
+            given = ", ".join(sorted(counted[moved[0]]))
             return (
-                f"the number {value} counts {phrase[-1]!r} in the claim; the quoted evidence "
-                f"gives {given} {phrase[-1]!r}"
+                f"the number {value} counts {moved[0]!r} in the claim; the quoted evidence "
+                f"gives {given} {moved[0]!r}"
             )
-        owner = owner_before(claim, i)
-        if owner is not None and value not in owned.get(owner, {value}):
+        owner = owner_before(said, said_spaced, i)
+        if owner is not None and _moved(value, owned.get(owner), stated, owner, loose):
             given = ", ".join(sorted(owned[owner]))
             return (
                 f"the number {value} follows {owner!r} in the claim; the quoted evidence gives "
                 f"{owner!r} {given}"
             )
     return None
+
+
+def _moved(
+    value: str,
+    given: set[str] | None,
+    evidence: Sequence[str],
+    word: str,
+    loose: dict[str, list[int]],
+) -> bool:
+    """The evidence gives `word` numbers, not `value`, and has no `value` counting nothing
+    near it."""
+    return (
+        bool(given)
+        and value not in (given or ())
+        and not _near(evidence, word, loose.get(value, []))
+    )
+
+
+def _near(terms: Sequence[str], word: str, spots: Sequence[int]) -> bool:
+    """Whether `word` is within NEAR terms of one of `spots`, in the same sentence."""
+    return any(word in sentence_window(terms, j, NEAR) for j in spots)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from grounding.verification.anchors import is_number
-from grounding.verification.quantities import folded_words
+from grounding.verification.quantities import folded_words, seconds, unit_after
 from retrieval.text import fold_word
 
 _DEFAULT = fold_word("default")
@@ -37,33 +37,47 @@ def shown(value: str) -> str:
 
 def default_values(terms: Sequence[str]) -> frozenset[str]:
     """The values `terms` state as a default, each the first value next to a "default"."""
-    found: set[str] = set()
+    return frozenset(terms[k] for k in default_spots(terms))
+
+
+def default_spots(terms: Sequence[str]) -> list[int]:
+    """Where the values `terms` state as a default are."""
+    found: list[int] = []
     for k, term in enumerate(terms):
         if term != _DEFAULT:
             continue
-        value = None
+        spot = None
         if k > 0 and terms[k - 1] == _BY:
-            value = _first_value(reversed(terms[max(0, k - 1 - _BEFORE) : k - 1]))
-        if value is None:
-            value = _first_value(terms[k + 1 : k + 1 + _AFTER])
-        if value is not None:
-            found.add(value)
-    return frozenset(found)
+            start = max(0, k - 1 - _BEFORE)
+            spot = _first_value(terms, range(k - 2, start - 1, -1))
+        if spot is None:
+            spot = _first_value(terms, range(k + 1, min(len(terms), k + 1 + _AFTER)))
+        if spot is not None:
+            found.append(spot)
+    return found
 
 
-def _first_value(terms: Iterable[str]) -> str | None:
-    for term in terms:
+def _first_value(terms: Sequence[str], spots: Iterable[int]) -> int | None:
+    for k in spots:
+        term = terms[k]
         if not term or term == _DEFAULT or term in _CLAUSE_STARTS:
             return None  # the sentence or its clause ended, or another default begins
         if is_value(term):
-            return term
+            return k
     return None
 
 
 def default_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
-    said, stated = default_values(claim), default_values(evidence)
-    if not said or not stated or said <= stated:
+    """A default the claim states that is none of those its quotes state, as written or as the
+    same duration in other units ("24 hours by default" from "Default: 86400 (in seconds)")."""
+    stated_spots = default_spots(evidence)
+    if not stated_spots:
         return None
-    wrong = shown(sorted(said - stated)[0])
-    given = ", ".join(sorted(map(shown, stated)))
-    return f"the claim gives {wrong} as the default, the quoted evidence {given}"
+    stated = {evidence[k] for k in stated_spots}
+    durations = {seconds(evidence, k) for k in stated_spots} - {None}
+    for k in default_spots(claim):
+        if claim[k] in stated or (unit_after(claim, k) and seconds(claim, k) in durations):
+            continue
+        given = ", ".join(sorted(map(shown, stated)))
+        return f"the claim gives {shown(claim[k])} as the default, the quoted evidence {given}"
+    return None

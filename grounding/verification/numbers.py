@@ -94,21 +94,22 @@ def canonical(token: str) -> str | None:
     return str(int(token)) if token.isdigit() else token
 
 
-def compose(tokens: Sequence[str], spaced: Sequence[bool]) -> list[str]:
+def compose(tokens: Sequence[str], spaced: Sequence[bool]) -> list[tuple[str, bool]]:
     """`tokens` (casefolded words and digit runs) with each number phrase of two or more
     tokens replaced by its value in digits: "sixty four" is "64", "two hundred and fifty" is
     "250", "1.5 million" is "1500000". `spaced[i]`: only whitespace separates token i from the
     one before, as a phrase's words are ("5 thousand, one of them" is two numbers). Two numbers
-    side by side ("2 3", "two three") stay two."""
-    out: list[str] = []
+    side by side ("2 3", "two three") stay two. Each token comes with its `spaced` (a phrase
+    with its first word's)."""
+    out: list[tuple[str, bool]] = []
     i = 0
     while i < len(tokens):
         end, value = _phrase(tokens, spaced, i)
         if end > i + 1:
-            out.append(value)
+            out.append((value, spaced[i]))
             i = end
         else:
-            out.append(tokens[i])
+            out.append((tokens[i], spaced[i]))
             i += 1
     return out
 

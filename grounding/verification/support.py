@@ -32,12 +32,9 @@ from grounding.verification.settings import setting_problem
 from grounding.verification.values import number_problem, value_problem
 from retrieval.text import normalize_text
 
-# "No: the transport only retries on ...", "Not with X itself: ...", "Not by default: ...": the
-# answer to a yes/no question, not a negation of the words after it. A "Not" lead is short (one
-# to four words) and ends at a colon; "Not every plugin ..." opens a statement and stays.
-_ANSWER_MARKER = re.compile(
-    r"^(?:no|yes)\s*[:,;.—–]\s+|^not(?:\s+[^\s:;.,]+){1,4}\s*:\s+", re.IGNORECASE
-)
+# "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
+# the words after it.
+_ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
 # An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
 
@@ -101,8 +98,7 @@ def check(
 
 def _prose(text: str) -> str:
     """The words a claim or its evidence says: links read as their text, URLs blanked (each is
-    an exact token, checked whole), and a leading "No:", "Yes," or "Not ...:" answering the
-    question."""
+    an exact token, checked whole), and a leading "No:" or "Yes," answering the question."""
     return _ANSWER_MARKER.sub("", without_urls(without_links(text)))
 
 
@@ -135,11 +131,13 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    for rule in (value_problem, default_problem, bound_problem, unit_problem, binding_problem):
+    for rule in (value_problem, default_problem, bound_problem, unit_problem):
         problem = rule(said, quoted)
         if problem is not None:
             return problem
-    problem = setting_problem(claim, support.quoted)
+    problem = binding_problem(_prose(claim), _prose(support.quoted)) or setting_problem(
+        claim, support.quoted
+    )
     if problem is not None:
         return problem
     negation = added_negation(said, quoted)

@@ -94,3 +94,10 @@ def test_number_words_the_evidence_spells_out_still_count_as_found_words() -> No
     # out of the count would make it one of three.
     evidence = "A trigram is a run of three consecutive characters."
     _kept("Trigrams are three letters long.", evidence)
+
+
+def test_a_default_duration_may_be_given_in_other_units() -> None:
+    evidence = "Default: ``86400`` (one day, in seconds). How long a sign-in token stays valid."
+    _kept("By default a token stays valid for 24 hours.", evidence)
+    _kept("A sign-in token's default lifetime is 24 hours.", evidence)
+    assert "number 12" in _dropped("By default a sign-in token stays valid for 12 hours.", evidence)

@@ -60,3 +60,14 @@ def test_ordinal_words_are_positions() -> None:
     _kept("The timeout is the third argument.", ARGS)
     assert "4th" in _dropped("The fourth argument is the timeout in seconds.", ARGS)
     assert "4th" in _dropped("The 4th argument is the timeout in seconds.", ARGS)
+
+
+def test_a_number_before_a_comma_counts_nothing() -> None:
+    # "max_idle=2, max_workers=8": the 2 is max_idle's, it counts no workers.
+    _kept("The small-box example runs 8 workers.", EXAMPLE)
+
+
+def test_a_number_counting_nothing_near_the_noun_stands_for_it() -> None:
+    evidence = "This runs 3 database queries; with a join it brings the query count to 2."
+    _kept("With a join it takes 2 queries.", evidence)
+    _kept("With a join it takes 2 queries instead of 3.", evidence)

@@ -9,6 +9,11 @@ of a private collection are edited in turn, and each rebuild is timed (and profi
 re-embedded alone already, so the question here is the engines and the snapshots.
 
     python -m benchmarks.incremental_index [--work DIR] [--files 2000] [--profile]
+        [--in-process]
+
+--in-process builds as `docbot serve`'s sync loop does: one SnapshotCache across the builds,
+so the previous snapshots are checked on disk but not unpickled again (by default each build
+reads them as `docbot index`, a new process each time, must).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import yaml
 
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
+from retrieval.manifest import SnapshotCache
 from retrieval.scopes import ConversationKind, resolve_scope
 from retrieval.sources import SyncOutcome
 from retrieval.tokens import TiktokenCounter
@@ -88,12 +94,14 @@ def edit(work: Path, collection: str, run: int) -> None:
     page.write_text(page.read_text("utf-8") + f"\n## edited {run}\n\nfreshword{run} here.\n")
 
 
-def timed_build(config: Config, label: str, profile: bool) -> float:
+def timed_build(
+    config: Config, label: str, profile: bool, cache: SnapshotCache | None = None
+) -> float:
     profiler = cProfile.Profile() if profile else None
     started, cpu = time.perf_counter(), time.process_time()
     if profiler is not None:
         profiler.enable()
-    report = build_index(config, TiktokenCounter(), sync=no_sync)
+    report = build_index(config, TiktokenCounter(), sync=no_sync, cache=cache)
     if profiler is not None:
         profiler.disable()
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -115,15 +123,18 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--runs", type=int, default=2, help="edits per collection")
+    parser.add_argument("--in-process", action="store_true", help="as docbot serve rebuilds")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     config = load_config(make_corpus(args.work, args.files))
-    timed_build(config, "build (from the previous state, or nothing)", False)
+    cache = SnapshotCache() if args.in_process else None
+    timed_build(config, "build (from the previous state, or nothing)", False, cache)
     stamp = int(time.time())
     for collection in ("pub", "team-a"):
         for run in range(args.runs):
             edit(args.work, collection, stamp + run)
-            timed_build(config, f"one file of {collection} edited", args.profile and run == 0)
+            label = f"one file of {collection} edited"
+            timed_build(config, label, args.profile and run == 0, cache)
     started = time.perf_counter()
     index = Index.load(config)
     loaded = time.perf_counter() - started

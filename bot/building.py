@@ -15,6 +15,7 @@ from retrieval.artifact import Published, builder_lock, publish
 from retrieval.build import Progress, Sync
 from retrieval.config import Config
 from retrieval.index import BuildReport, build_index, index_root
+from retrieval.manifest import SnapshotCache
 from retrieval.sources import sync_sources
 
 
@@ -25,12 +26,14 @@ def index_once(
     sync: Sync = sync_sources,
     progress: Progress | None = None,
     waiting: Callable[[str], None] | None = None,
+    cache: SnapshotCache | None = None,
 ) -> tuple[BuildReport, Published | None]:
     """Sync (unless `sync` says otherwise), build, and publish to `publish_to` or the config's
-    `index_dir`, holding the builders' lock throughout."""
+    `index_dir`, holding the builders' lock throughout. `cache`: one per long-lived builder
+    (retrieval.manifest.SnapshotCache)."""
     dest = publish_to or config.index_dir
     with one_builder(config, dest or index_root(config), waiting):
-        report = build_index(config, progress=progress, sync=sync)
+        report = build_index(config, progress=progress, sync=sync, cache=cache)
         published = None if dest is None else publish(config, dest)
     return report, published
 

@@ -26,6 +26,7 @@ from bot.building import index_once
 from bot.live import Reload
 from retrieval.config import Config
 from retrieval.errors import DocbotError
+from retrieval.manifest import SnapshotCache
 from retrieval.sources import SyncOutcome, shown_time, sync_sources
 
 log = logging.getLogger("docbot.sync")
@@ -67,6 +68,7 @@ class SourceSync:
         self._local = asyncio.Event()
         self._failing: dict[str, str] = {}  # collection -> the error last logged
         self._told_published = False
+        self._snapshots = SnapshotCache()  # this loop builds again and again: no re-unpickling
         self.rounds: list[Round] = []
         self._passed = asyncio.Condition()
 
@@ -165,7 +167,7 @@ class SourceSync:
         if not changed and not local:
             return Round(outcomes, local, False)
         try:
-            report, _ = index_once(config, sync=lambda _: outcomes)
+            report, _ = index_once(config, sync=lambda _: outcomes, cache=self._snapshots)
         except Exception as exc:  # the edge: a failed build never stops the bot or the loop
             log.exception("re-indexing after %s failed; answers use the previous index",
                           ", ".join(changed) or "a local edit")  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from retrieval.manifest import (
     TOKENIZER_VERSION,
     FillEngine,
     Previous,
+    SnapshotCache,
     build_engine_dir,
     collect_garbage,
     engine_key,
@@ -96,18 +97,20 @@ def build_index(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
     sync: Sync = sync_sources,
+    cache: SnapshotCache | None = None,
 ) -> BuildReport:
     """Sync the collections' sources, scan every collection (re-reading changed files only)
     and refresh the changed engines.
 
     `embedder` (default: `load_embedder()`, loaded only if `retrieval.dense`) makes the vectors.
-    A source that cannot be reached is indexed as its last good sync left it.
+    A source that cannot be reached is indexed as its last good sync left it. A builder that
+    builds again and again in one process passes one `cache` to every build (SnapshotCache).
     """
     started = time.perf_counter()
     synced = sync(config)
     revisions = {outcome.collection: outcome.revision for outcome in synced}
     root = index_root(config)
-    previous = read_previous(root)
+    previous = read_previous(root, cache)
     counter = counter if counter is not None else TiktokenCounter()
     snapshots: dict[str, CollectionSnapshot] = {}
     reports = []
@@ -135,6 +138,8 @@ def build_index(
         )
     check_exclusive(config, snapshots)
     written = write_index(config, snapshots, previous, embedder, progress)
+    if cache is not None:
+        cache.keep({digest: snapshots[name] for name, digest in written.digests.items()})
     return BuildReport(
         generation=written.generation,
         collections=tuple(reports),
@@ -171,6 +176,7 @@ class Written:
     embedded: int = 0
     tokenized: int = 0
     parts: int = 0
+    digests: dict[str, str] = field(default_factory=dict)  # collection -> its snapshot's sha256
 
 
 def write_index(
@@ -251,7 +257,15 @@ def _write(
     manifest |= {"collections": entries, "sets": sets, "parts": parts.entries()}
     replace_manifest(root, manifest)
     collect_garbage(root, manifest)
-    return Written(generation, built, len(sets) - built, embedded, tokens.tokenized, parts.built)
+    return Written(
+        generation,
+        built,
+        len(sets) - built,
+        embedded,
+        tokens.tokenized,
+        parts.built,
+        digests={entry["name"]: entry["sha256"] for entry in entries},
+    )
 
 
 def _engine_writer(

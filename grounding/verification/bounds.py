@@ -50,17 +50,45 @@ def opens_bound(terms: Sequence[str], i: int) -> bool:
     return any(tuple(terms[i : i + len(p)]) == p for p in _NEGATED_BOUNDS)
 
 
-def bound_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+# Words that describe a quote's number as a maximum or a minimum from further away than a bound
+# phrase: "- `max_jobs`: the maximum number of queued jobs, 50 by default".
+_DESCRIBES: dict[Bound, frozenset[str]] = {
+    "max": frozenset(fold_word(w) for w in ("maximum", "max", "limit", "most")),
+    "min": frozenset(fold_word(w) for w in ("minimum", "min", "least")),
+}
+
+
+def described_bound(block: Sequence[str]) -> Bound | None:
+    """The one bound the words of a quote describe, if they describe exactly one."""
+    kinds = [bound for bound, words in _DESCRIBES.items() if words & set(block)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def bound_problem(
+    claim: Sequence[str], evidence: Sequence[str], blocks: Sequence[Sequence[str]] = ()
+) -> str | None:
     """A number the claim bounds one way where every occurrence of it in the evidence is
-    bounded the other way ("at least 8" from "at most 8")."""
+    bounded the other way ("at least 8" from "at most 8"). `blocks`, the evidence's quotes one
+    by one, give an occurrence with no bound phrase the bound its quote describes, if any
+    ("at least 50" from "the maximum number of queued jobs, 50 by default")."""
     for i, term in enumerate(claim):
         if not is_number(term):
             continue
         said = bound_of(claim, i)
         if said is None:
             continue
-        stated = [bound_of(evidence, j) for j, other in enumerate(evidence) if other == term]
+        stated = [
+            _bound_in(block, j, described=bool(blocks))
+            for block in (blocks or (evidence,))
+            for j, other in enumerate(block)
+            if other == term
+        ]
         if stated and all(b is not None and b != said for b in stated):
             word = "maximum" if said == "max" else "minimum"
             return f"the claim makes {term} a {word}, the quoted evidence does not"
     return None
+
+
+def _bound_in(block: Sequence[str], j: int, *, described: bool) -> Bound | None:
+    phrase = bound_of(block, j)
+    return phrase if phrase is not None or not described else described_bound(block)

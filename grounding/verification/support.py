@@ -131,10 +131,14 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    for rule in (value_problem, default_problem, bound_problem, unit_problem):
+    for rule in (value_problem, default_problem, unit_problem):
         problem = rule(said, quoted)
         if problem is not None:
             return problem
+    blocks = [terms(_prose(block)) for block in support.quoted.split("\n\n")]
+    problem = bound_problem(said, quoted, blocks)
+    if problem is not None:
+        return problem
     problem = binding_problem(_prose(claim), _prose(support.quoted)) or setting_problem(
         claim, support.quoted
     )

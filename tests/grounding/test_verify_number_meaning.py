@@ -101,3 +101,10 @@ def test_a_default_duration_may_be_given_in_other_units() -> None:
     _kept("By default a token stays valid for 24 hours.", evidence)
     _kept("A sign-in token's default lifetime is 24 hours.", evidence)
     assert "number 12" in _dropped("By default a sign-in token stays valid for 12 hours.", evidence)
+
+
+def test_a_number_its_quote_calls_a_maximum_is_no_minimum() -> None:
+    evidence = "- `max_jobs`: the maximum number of queued jobs, 50 by default."
+    _kept("At most 50 jobs can be queued by default.", evidence)
+    _kept("Up to 50 jobs can be queued by default.", evidence)
+    assert "50" in _dropped("At least 50 jobs can be queued by default.", evidence)

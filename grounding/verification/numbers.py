@@ -71,6 +71,22 @@ ORDINALS = MappingProxyType(
 # Every word that spells (part of) a number, "one" included: coverage leaves them to the
 # number checks, which read them by value ("fifty" is in "50").
 SPELLED = frozenset(_BELOW_HUNDRED) | frozenset(NUMBER_WORDS) | frozenset(ORDINALS)
+# Spanish number words, for a claim in Spanish (checked on its numbers only). Not "un", "una",
+# "uno": articles as often as counts, as "one" is in English.
+_SPANISH_TEXT = """
+    cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince
+    dieciséis diecisiete dieciocho diecinueve veinte
+"""
+_SPANISH_TENS_TEXT = "treinta cuarenta cincuenta sesenta setenta ochenta noventa"
+SPANISH_NUMBER_WORDS = MappingProxyType(
+    {
+        **{w: n for n, w in enumerate(_SPANISH_TEXT.split()) if w != "uno"},
+        **{w: 30 + 10 * i for i, w in enumerate(_SPANISH_TENS_TEXT.split())},
+        "cien": 100,
+        "mil": 1000,
+    }
+)
+_WORD = re.compile(r"[^\W\d_]+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGIT_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 
@@ -163,3 +179,9 @@ def _next_is_small(tokens: Sequence[str], spaced: Sequence[bool], i: int) -> boo
 
 def _next_is_scale(tokens: Sequence[str], i: int) -> bool:
     return i + 1 < len(tokens) and tokens[i + 1] in _SCALES
+
+
+def spanish_numbers(text: str) -> tuple[str, ...]:
+    """The values of the Spanish number words of `text`, in order ("tres pasos" -> "3")."""
+    words = _WORD.findall(text.casefold())
+    return tuple(str(SPANISH_NUMBER_WORDS[w]) for w in words if w in SPANISH_NUMBER_WORDS)

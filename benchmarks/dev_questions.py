@@ -44,7 +44,6 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
-from grounding.retriever import RELEASE_NOTE_CAP
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
 from retrieval.links import url_resolver
@@ -105,9 +104,7 @@ def corpus_config(corpus: str, state: Path) -> Config:
     return load_config(config_file)
 
 
-def pipeline_for(
-    config: Config, generator: Generator, release_note_cap: int | None = RELEASE_NOTE_CAP
-) -> AnswerPipeline:
+def pipeline_for(config: Config, generator: Generator) -> AnswerPipeline:
     answer = config.answer
     return AnswerPipeline(
         Index.load(config),
@@ -116,18 +113,14 @@ def pipeline_for(
         PackPolicy.from_config(answer),
         url_resolver(config),
         k=answer.k,
-        release_note_cap=release_note_cap,
     )
 
 
 def ask_all(
-    config: Config,
-    questions: Sequence[Question],
-    generator: Generator,
-    release_note_cap: int | None = RELEASE_NOTE_CAP,
+    config: Config, questions: Sequence[Question], generator: Generator
 ) -> list[tuple[Answer, float]]:
     """Each question's answer and its pipeline time in ms."""
-    pipeline = pipeline_for(config, generator, release_note_cap)
+    pipeline = pipeline_for(config, generator)
     scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
 
     async def run() -> list[tuple[Answer, float]]:

@@ -28,7 +28,7 @@ from grounding.generators.base import (
 )
 from grounding.progress import Checking, Reading, Report, Searching, ignore
 from grounding.prompt import build_prompt, correction_note
-from grounding.retriever import RELEASE_NOTE_CAP, Retriever, search_all, top_headings
+from grounding.retriever import Retriever, search_all, top_headings
 from grounding.rewrite import QueryRewriter, rewrite_or_not
 from grounding.schema import GroundedResponse
 from grounding.streamed import StreamedClaims
@@ -81,7 +81,6 @@ class AnswerPipeline:
         rewriter: QueryRewriter | None = None,
         rewrite_seconds: float = REWRITE_SECONDS,
         gate: Gate | None = None,
-        release_note_cap: int | None = RELEASE_NOTE_CAP,
     ) -> None:
         self._retriever = retriever
         self._generator = generator
@@ -95,7 +94,6 @@ class AnswerPipeline:
         self._rewriter = rewriter
         self._rewrite_seconds = rewrite_seconds
         self._gate = gate
-        self._release_note_cap = release_note_cap
 
     async def aclose(self) -> None:
         """Close what the generator holds open (a model client's connections); the pipeline
@@ -154,9 +152,7 @@ class AnswerPipeline:
         rewrite_ms = _ms_since(started)
         started = time.perf_counter()
         queries = (thread_query(question, context), *rewrite.queries)
-        hits = await asyncio.to_thread(
-            search_all, self._retriever, queries, scope, self._k, self._release_note_cap
-        )
+        hits = await asyncio.to_thread(search_all, self._retriever, queries, scope, self._k)
         hits = self._inside(hits, scope)
         retrieve_ms = _ms_since(started)
         started = time.perf_counter()

@@ -1,7 +1,6 @@
 """The Retriever seam, declared here by its consumer; `retrieval.index.Index` conforms to it.
 
-`search_all` is how an answer searches: the question and its rewrites, in one scope, fused,
-with at most `RELEASE_NOTE_CAP` of the hits from release notes (retrieval.release_notes).
+`search_all` is how an answer searches: the question and its rewrites, in one scope, fused.
 """
 
 from __future__ import annotations
@@ -12,15 +11,7 @@ from typing import Protocol, runtime_checkable
 
 from retrieval.chunks import Chunk, Hit
 from retrieval.fusion import fuse_queries
-from retrieval.release_notes import chunk_is_release_note
 from retrieval.scopes import Scope
-
-# How many of one question's hits may come from release notes (a version-named file or
-# section): old versions' notes name every setting and API the docs have, so without a cap they
-# filled the packet for questions about how things are now. Fit by
-# `python -m benchmarks.release_note_cap` (most answered right on the development sets' train
-# split); numbers in docs/performance.md. None = no cap.
-RELEASE_NOTE_CAP: int | None = None
 
 
 class Retriever(Protocol):
@@ -39,53 +30,10 @@ class Retriever(Protocol):
 
 
 def search_all(
-    retriever: Retriever,
-    queries: Sequence[str],
-    scope: Scope,
-    k: int,
-    release_note_cap: int | None = RELEASE_NOTE_CAP,
+    retriever: Retriever, queries: Sequence[str], scope: Scope, k: int
 ) -> tuple[Hit, ...]:
-    """Each query searched in the same `scope`, the hit lists fused; one query ranks as alone.
-
-    With a `release_note_cap`, each query is searched twice as deep and, in rank order, a
-    release-note hit past the cap gives its place to the next other hit: a question about a
-    release still gets its best `release_note_cap` notes, ranked where they were.
-    """
-    if release_note_cap is None:
-        return fuse_queries([retriever.search(query, scope, k) for query in queries], k)
-    deep = fuse_queries([retriever.search(query, scope, 2 * k) for query in queries], 2 * k)
-    return cap_release_notes(deep, k, release_note_cap)
-
-
-def cap_release_notes(hits: Sequence[Hit], k: int, cap: int) -> tuple[Hit, ...]:
-    """The first `k` of `hits` (in rank order) holding at most `cap` release-note chunks, ranked
-    1..k again; notes past the cap come back, in rank order, only where no other hit is left."""
-    kept: list[Hit] = []
-    passed: list[Hit] = []
-    notes = 0
-    for hit in sorted(hits, key=lambda h: h.rank):
-        if len(kept) == k:
-            break
-        if chunk_is_release_note(hit.chunk):
-            if notes >= cap:
-                passed.append(hit)
-                continue
-            notes += 1
-        kept.append(hit)
-    kept = sorted([*kept, *passed[: max(k - len(kept), 0)]], key=lambda h: h.rank)
-    return tuple(Hit(hit.chunk, hit.score, rank) for rank, hit in enumerate(kept, 1))
-
-
-def demote_release_notes(hits: Sequence[Hit], k: int, places: int) -> tuple[Hit, ...]:
-    """The first `k` of `hits` once each release-note chunk ranks `places` places later (ties
-    to the other hit), ranked 1..k again."""
-
-    def key(hit: Hit) -> tuple[int, int]:
-        note = chunk_is_release_note(hit.chunk)
-        return (hit.rank + places if note else hit.rank, int(note))
-
-    kept = sorted(hits, key=key)[:k]
-    return tuple(Hit(hit.chunk, hit.score, rank) for rank, hit in enumerate(kept, 1))
+    """Each query searched in the same `scope`, the hit lists fused; one query ranks as alone."""
+    return fuse_queries([retriever.search(query, scope, k) for query in queries], k)
 
 
 @runtime_checkable

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Protocol
 
 import numpy as np
@@ -30,7 +31,6 @@ from grounding.generators.question import Asked, Kind, ask, handles
 from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate, candidates
 from retrieval.embeddings import Embedder
-from retrieval.release_notes import is_release_note
 from retrieval.text.markup import LIST_MARKER
 
 Matrix = npt.NDArray[np.float64]
@@ -87,6 +87,10 @@ _RARE_PIECES = 3  # pieces beyond the first of the rarest word scale 0..1
 _LENGTH_WORDS = 60.0
 _NUMBER = re.compile(r"(?<![\w.])\d")
 _NUMBER_WORD = re.compile(r"v?[\d.,%]*\d[\d.,%]*s?")  # 3, 5000, 0.28, 1.2.3, 503s, 10%
+# A release's own page or section: a file named for a version ("releases/2.1.txt",
+# "whatsnew/3.12.rst") or a heading that starts with one (a change log's "## 1.4.0").
+_VERSION_NAMED = re.compile(r"(?:^|[\s_\-])v?\d+\.\d+")
+_VERSION_HEADED = re.compile(r"\s*\[?v?\d+\.\d+")
 _CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
 
 
@@ -231,7 +235,9 @@ def _unit_features(
 def _release_note(c: Candidate) -> bool:
     """The unit tells what changed in one release, by how its document or section is named."""
     chunk = c.item.chunk
-    return is_release_note(chunk.path, (*chunk.heading_path, c.unit.section))
+    headings = (*chunk.heading_path, c.unit.section)
+    stem = PurePosixPath(chunk.path).stem
+    return bool(_VERSION_NAMED.search(stem)) or any(_VERSION_HEADED.match(h) for h in headings)
 
 
 def _cosines(vectors: Matrix, question: npt.NDArray[np.float32]) -> Matrix:

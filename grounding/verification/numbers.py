@@ -185,3 +185,33 @@ def spanish_numbers(text: str) -> tuple[str, ...]:
     """The values of the Spanish number words of `text`, in order ("tres pasos" -> "3")."""
     words = _WORD.findall(text.casefold())
     return tuple(str(SPANISH_NUMBER_WORDS[w]) for w in words if w in SPANISH_NUMBER_WORDS)
+
+
+_CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
+_CHINESE_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
+_CHINESE_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+# A Chinese count is a numeral before a classifier ("三个", "二十秒"); without one a run of
+# numerals is often a word ("十分", very). "第" makes a position ("第三方", third-party). A lone
+# "一" is "a" as often as one, as "one" is in English.
+_CHINESE_COUNT = re.compile(
+    r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十百千万]+)"
+    r"(?=个|次|秒|毫秒|分钟|小时|天|周|月|年|种|步|条|项|位|台|倍|行|件|类|层|组|份|字节)"
+)
+
+
+def chinese_numbers(text: str) -> tuple[str, ...]:
+    """The values of the Chinese numerals of `text` that count something ("三个" -> "3")."""
+    return tuple(
+        str(_chinese_value(m.group(1))) for m in _CHINESE_COUNT.finditer(text) if m.group(1) != "一"
+    )
+
+
+def _chinese_value(numeral: str) -> int:
+    total, current = 0, 0
+    for char in numeral:
+        if char in _CHINESE_DIGITS:
+            current = _CHINESE_DIGITS[char]
+        else:
+            total += (current or 1) * _CHINESE_SCALES[char]
+            current = 0
+    return total + current

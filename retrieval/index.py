@@ -22,7 +22,7 @@ stored once per collection, and fusion normalises within the scope's own candida
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from retrieval.artifact import load_root
 from retrieval.chunks import Chunk, Hit
-from retrieval.collections import CollectionSnapshot, chunking_key, selection_key
+from retrieval.collections import chunking_key, selection_key
 from retrieval.config import Config
 from retrieval.corpus import collection_sets, index_text, set_chunks
 from retrieval.dense import DenseScorer, read_entry
@@ -39,8 +39,9 @@ from retrieval.embeddings import Embedder, load_embedder
 from retrieval.engines import Engine, build_engine, choose_engine, open_engine
 from retrieval.errors import IndexNotBuiltError
 from retrieval.fusion import DEPTH, DenseSide, ExactScores, Ranked, weighted
-from retrieval.manifest import index_root, read_manifest, read_snapshot, run_index
+from retrieval.manifest import index_root, open_snapshot, read_manifest, run_index
 from retrieval.scopes import Scope, check_exclusive_files, readers
+from retrieval.snapshot_file import Concatenated, StoredSnapshot
 from retrieval.text import tokenize
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ class Index:
         self,
         config: Config,
         generation: str,
-        snapshots: Mapping[str, CollectionSnapshot],
+        snapshots: Mapping[str, StoredSnapshot],
         engines: Mapping[tuple[str, ...], Engine],
         dense: DenseScorer | None = None,
         *,
@@ -105,10 +106,13 @@ class Index:
         self._engines = dict(engines)
         self._dense = dense
         self._partial = partial
-        self._chunks: dict[tuple[str, ...], tuple[Chunk, ...]] = {}
+        # A set's chunks by position, each built from its snapshot file when first read.
+        self._chunks: dict[tuple[str, ...], Sequence[Chunk]] = {}
+        self._listed: dict[tuple[str, ...], tuple[Chunk, ...]] = {}  # `chunks`: all built
         self._lock = threading.Lock()
         # Built on the first `adjacent` call: a search never needs it (0.17 s at 100k chunks).
-        self._neighbours: dict[str, tuple[tuple[Chunk, ...], int]] | None = None
+        # chunk id -> (its collection's chunks, its file's first and end positions, its own)
+        self._neighbours: dict[str, tuple[Sequence[Chunk], int, int, int]] | None = None
 
     @classmethod
     def load(
@@ -193,30 +197,32 @@ class Index:
 
     def chunks(self, scope: Scope) -> tuple[Chunk, ...]:
         """The chunks of `scope` by position: what `candidates`' positions point at."""
-        return () if scope.is_empty else self._engine_for(scope.collections)[1]
+        if scope.is_empty:
+            return ()
+        key = tuple(sorted(set(scope.collections)))
+        chunks = self._engine_for(key)[1]
+        with self._lock:
+            if key not in self._listed:
+                self._listed[key] = tuple(chunks)
+            return self._listed[key]
 
     def adjacent(self, chunk: Chunk) -> tuple[Chunk | None, Chunk | None]:
         with self._lock:
             if self._neighbours is None:
-                self._neighbours = {
-                    chunk.chunk_id: (record.chunks, i)
-                    for snapshot in self._snapshots.values()
-                    for record in snapshot.files
-                    for i, chunk in enumerate(record.chunks)
-                }
+                self._neighbours = _neighbours(self._snapshots.values())
             neighbours = self._neighbours
         found = neighbours.get(chunk.chunk_id)
         if found is None:
             return None, None
-        chunks, i = found
-        return (chunks[i - 1] if i > 0 else None), (chunks[i + 1] if i + 1 < len(chunks) else None)
+        chunks, first, end, i = found
+        return (chunks[i - 1] if i > first else None), (chunks[i + 1] if i + 1 < end else None)
 
     def revisions(self) -> dict[str, str]:
         """The source revision (git commit) of each collection that has one."""
         return {
-            name: snapshot.revision
-            for name, snapshot in self._snapshots.items()
-            if snapshot.revision
+            name: stored.snapshot.revision
+            for name, stored in self._snapshots.items()
+            if stored.snapshot.revision
         }
 
     def collections(self) -> dict[str, tuple[int, int]]:
@@ -236,7 +242,7 @@ class Index:
         """The embedding model fused with BM25, or None when search is BM25 alone."""
         return None if self._dense is None else self._dense.model
 
-    def _engine_for(self, names: tuple[str, ...]) -> tuple[Engine, tuple[Chunk, ...]]:
+    def _engine_for(self, names: tuple[str, ...]) -> tuple[Engine, Sequence[Chunk]]:
         missing = [name for name in names if name not in self._snapshots]
         if missing and self._partial:
             # A caller's mistake, not the index's: it loaded fewer collections than it searches.
@@ -251,17 +257,31 @@ class Index:
             )
         key = tuple(sorted(set(names)))
         with self._lock:
+            if key not in self._chunks:  # set_chunks order: collections by name, files by path
+                self._chunks[key] = Concatenated([self._snapshots[name].chunks for name in key])
             if key not in self._engines:
                 self._engines[key] = self._build_in_memory(key)
-            if key not in self._chunks:
-                self._chunks[key] = set_chunks(self._snapshots, key)
             return self._engines[key], self._chunks[key]
 
     def _build_in_memory(self, names: tuple[str, ...]) -> Engine:
         """A set the build did not enumerate (the config changed since): built once, kept."""
-        chunks = set_chunks(self._snapshots, names)
+        chunks = self._chunks[names]
         kind = choose_engine(self._config.search, len(chunks))
         return build_engine(kind, [tokenize(index_text(chunk)) for chunk in chunks])
+
+
+def _neighbours(
+    snapshots: Iterable[StoredSnapshot],
+) -> dict[str, tuple[Sequence[Chunk], int, int, int]]:
+    found = {}
+    for stored in snapshots:
+        first = 0
+        for count in stored.counts:
+            end = first + count
+            for i in range(first, end):
+                found[stored.chunk(i).chunk_id] = (stored.chunks, first, end, i)
+            first = end
+    return found
 
 
 def _to_read(config: Config, wanted: frozenset[str] | None) -> frozenset[str]:
@@ -289,7 +309,7 @@ def _nested(a: Path, b: Path) -> bool:
 
 def _load_snapshots(
     root: Path, config: Config, entries: Mapping[str, Mapping[str, Any]], names: frozenset[str]
-) -> dict[str, CollectionSnapshot]:
+) -> dict[str, StoredSnapshot]:
     expected = chunking_key(config.search)
     snapshots = {}
     for collection in config.collections:
@@ -312,12 +332,12 @@ def _load_snapshots(
                 f"collection {collection.name!r} selects other files than when the index was "
                 f"built (its path, include or exclude changed): {run_index('to rebuild')}"
             )
-        snapshots[collection.name] = read_snapshot(root, entry)
+        snapshots[collection.name] = open_snapshot(root, entry)
     return snapshots
 
 
 def _open_engines(
-    root: Path, sets: Sequence[Mapping[str, Any]], snapshots: Mapping[str, CollectionSnapshot]
+    root: Path, sets: Sequence[Mapping[str, Any]], snapshots: Mapping[str, StoredSnapshot]
 ) -> dict[tuple[str, ...], Engine]:
     """The built engines of the sets whose collections are all still configured."""
     engines = {}
@@ -339,7 +359,7 @@ def _open_engines(
 def _open_vectors(
     root: Path,
     entries: Mapping[str, Mapping[str, Any]],
-    snapshots: Mapping[str, CollectionSnapshot],
+    snapshots: Mapping[str, StoredSnapshot],
     embedder: Embedder,
 ) -> DenseScorer:
     """Every configured collection's vectors, checked against the manifest and the model."""

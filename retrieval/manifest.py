@@ -1,14 +1,15 @@
 """The index on disk: the manifest, collection snapshots, engine folders and vectors files.
 
-Layout under `state_dir/index`: `snapshots/` (one pickle per collection and content),
-`engines/` (one folder per collection set and content, and per collection and content its
-tantivy part, whose segment files the sets' folders link), `vectors/` (one .npy per
-collection, content and embedding model) and `tokens/` are content-addressed; `manifest.json`
-names the ones in use, with the size and sha256 of every file in them, and is replaced
-atomically, last, once everything it names is on disk (fsynced). A crashed build leaves the
-previous manifest, and so the previous index, whole. Load checks every file against the
-manifest, and a build reuses a file only if it still matches: a damaged one is refused at
-load ("run `docbot index` again") and rewritten by the next build, never kept.
+Layout under `state_dir/index`: `snapshots/` (one file per collection and content, see
+retrieval/snapshot_file.py), `engines/` (one folder per collection set and content, and per
+collection and content its tantivy part, whose segment files the sets' folders link),
+`vectors/` (one .npy per collection, content and embedding model) and `tokens/` are
+content-addressed; `manifest.json` names the ones in use, with the size and sha256 of every
+file in them, and is replaced atomically, last, once everything it names is on disk
+(fsynced). A crashed build leaves the previous manifest, and so the previous index, whole.
+Load checks every file against the manifest (a snapshot's chunks as a search reads them), and
+a build reuses a file only if it still matches: a damaged one is refused at load ("run
+`docbot index` again") and rewritten by the next build, never kept.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import shutil
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from retrieval import pickling
+from retrieval import snapshot_file
 from retrieval.collections import CollectionSnapshot
 from retrieval.config import Config
 from retrieval.durable import (
@@ -40,7 +40,8 @@ from retrieval.errors import IndexNotBuiltError
 # 3: the manifest records each file's size and sha256, and engine.json the bm25 counts.
 # 4: a collection may record its dense vectors file.
 # 5: a collection snapshot records its source revision (a git source's commit).
-FORMAT = 5
+# 6: a snapshot file's chunks are read one by one (retrieval/snapshot_file.py), not one pickle.
+FORMAT = 6
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 MANIFEST = "manifest.json"
@@ -133,7 +134,7 @@ def reusable_engine(
 
 def write_snapshot(path: Path, snapshot: CollectionSnapshot) -> tuple[int, str]:
     """Store the snapshot durably (replacing whatever is there); return its size and sha256."""
-    data = pickling.dumps(snapshot)
+    data = snapshot_file.encode(snapshot)
     write_atomically(path, data)
     return len(data), hashlib.sha256(data).hexdigest()
 
@@ -214,14 +215,27 @@ def read_snapshot(
     known = None if cache is None else cache.get(str(entry["sha256"]))
     if known is not None:
         return known
+    # Bytes as written but unreadable: a docbot version whose classes differ wrote them.
+    return snapshot_file.decode(data, f"the collection snapshot {path}", run_index("again"))
+
+
+def open_snapshot(root: Path, entry: Mapping[str, Any]) -> snapshot_file.StoredSnapshot:
+    """The snapshot a manifest entry names, opened to read its chunks by position (what a
+    search reads): its size is checked here, the rest as it is read (StoredSnapshot), so a
+    search hashes its hits' chunks, not the whole file."""
+    path = root / entry["snapshot"]
     try:
-        snapshot = pickling.loads(data)
-    except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
-        # Bytes as written but unloadable: a docbot version whose classes differ wrote them.
-        raise IndexNotBuiltError(f"{path} is unreadable ({exc}): {run_index('again')}") from exc
-    if not isinstance(snapshot, CollectionSnapshot):
-        raise IndexNotBuiltError(f"{path} is not a collection snapshot: {run_index('again')}")
-    return snapshot
+        data = path.read_bytes()
+    except OSError as exc:
+        raise IndexNotBuiltError(
+            f"{path} is unreadable ({exc.strerror or exc}): {run_index('again')}"
+        ) from exc
+    if len(data) != entry["bytes"]:
+        raise IndexNotBuiltError(
+            f"the collection snapshot is damaged "
+            f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
+        )
+    return snapshot_file.StoredSnapshot(data, f"the collection snapshot {path}", run_index("again"))
 
 
 @dataclass(frozen=True, slots=True)

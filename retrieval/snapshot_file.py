@@ -1,0 +1,208 @@
+"""The bytes of a collection snapshot file: its chunks readable one by one, by position.
+
+A search needs only its hits' chunks, yet unpickling a whole snapshot builds every chunk of
+the collection (0.3 s for 70k chunks, most of a cold `docbot search`). So the file is:
+
+    MAGIC | header length, chunk count (2 x u64) | header | offsets ((count + 1) x u64)
+          | digests (count x 16 bytes) | sha256 of everything before it | records
+
+The header is the snapshot pickled without its chunks, plus each file's chunk count; record
+`i` (bytes `offsets[i]:offsets[i+1]` of the records) is chunk `i`'s constructor arguments
+pickled, chunks in `set_chunks` order (files by path). `decode` rebuilds the whole snapshot
+(the builder); `StoredSnapshot` checks the size and the sha256 of the part before the records
+when opened, then decodes a chunk, checking its digest, on first access: damage anywhere is
+refused as soon as it is read, and a search hashes only what it reads.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import hashlib
+import itertools
+import pickle
+import struct
+import threading
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+from retrieval import pickling
+from retrieval.chunks import Chunk
+from retrieval.collections import CollectionSnapshot, FileRecord
+from retrieval.errors import IndexNotBuiltError
+
+MAGIC = b"docbot-snapshot-1\n"
+_COUNTS = struct.Struct("<QQ")
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+_DIGEST = 16  # blake2b digest size per record: detects damage, not forgery
+
+
+class SnapshotFileError(IndexNotBuiltError):
+    """The bytes are not a snapshot file this docbot writes, or part of them is damaged."""
+
+
+def _digest(record: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(record, digest_size=_DIGEST).digest()
+
+
+def encode(snapshot: CollectionSnapshot) -> bytes:
+    chunks = [chunk for record in snapshot.files for chunk in record.chunks]
+    bare = dataclasses.replace(
+        snapshot, files=tuple(dataclasses.replace(r, chunks=()) for r in snapshot.files)
+    )
+    counts = tuple(len(record.chunks) for record in snapshot.files)
+    header = pickling.dumps((bare, counts))
+    records = [pickle.dumps(chunk.__reduce__()[1], protocol=_PROTOCOL) for chunk in chunks]
+    offsets = [0]
+    for record in records:
+        offsets.append(offsets[-1] + len(record))
+    prefix = b"".join(
+        (
+            MAGIC,
+            _COUNTS.pack(len(header), len(chunks)),
+            header,
+            struct.pack(f"<{len(offsets)}Q", *offsets),
+            b"".join(_digest(record) for record in records),
+        )
+    )
+    return b"".join((prefix, hashlib.sha256(prefix).digest(), *records))
+
+
+def decode(data: bytes, where: str, fix: str) -> CollectionSnapshot:
+    """The whole snapshot, every chunk checked and built (errors: see StoredSnapshot)."""
+    stored = StoredSnapshot(data, where, fix)
+    chunks = iter(stored.chunks)
+    files = tuple(
+        dataclasses.replace(record, chunks=tuple(next(chunks) for _ in range(count)))
+        for record, count in zip(stored.snapshot.files, stored.counts, strict=True)
+    )
+    return dataclasses.replace(stored.snapshot, files=files)
+
+
+class StoredSnapshot:
+    """A snapshot file opened for reading chunks by position (thread-safe).
+
+    Damage is refused with SnapshotFileError "`where` is damaged (what): `fix`", at opening
+    for the header and chunk table, at a chunk's first access for its record.
+    """
+
+    def __init__(self, data: bytes, where: str, fix: str) -> None:
+        self._where, self._fix = where, fix
+        view = memoryview(data)
+        start = len(MAGIC)
+        if bytes(view[:start]) != MAGIC or len(data) < start + _COUNTS.size:
+            raise SnapshotFileError(f"{where} was written by an incompatible docbot version: {fix}")
+        header_length, count = _COUNTS.unpack_from(data, start)
+        header_at = start + _COUNTS.size
+        offsets_at = header_at + header_length
+        digests_at = offsets_at + 8 * (count + 1)
+        records_at = digests_at + _DIGEST * count + 32
+        if records_at > len(data):
+            raise self._damaged("the file is cut short")
+        table = view[: records_at - 32]
+        if hashlib.sha256(table).digest() != bytes(view[records_at - 32 : records_at]):
+            raise self._damaged("its header or chunk table does not match its checksum")
+        try:
+            bare, counts = pickling.loads(bytes(view[header_at:offsets_at]))
+        except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
+            raise self._damaged(f"its header is unreadable ({exc})") from exc
+        if not isinstance(bare, CollectionSnapshot) or sum(counts) != count:
+            raise self._damaged("its header is not a collection snapshot's")
+        self.snapshot: CollectionSnapshot = bare  # the files' chunks are empty here
+        self.counts: tuple[int, ...] = tuple(counts)
+        # Written "<Q"; cast reads native order, little-endian on every platform docbot runs on.
+        self._offsets = view[offsets_at:digests_at].cast("Q")
+        self._digests = view[digests_at : records_at - 32]
+        self._records = view[records_at:]
+        if self._offsets[count] != len(self._records):
+            raise self._damaged("its chunk records are cut short or too long")
+        self._built: list[Chunk | None] = [None] * count
+        self._lock = threading.Lock()
+        self.chunks: Sequence[Chunk] = _Chunks(self)
+
+    @property
+    def name(self) -> str:
+        return self.snapshot.name
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self._built)
+
+    @property
+    def files(self) -> tuple[FileRecord, ...]:
+        """The files, without their chunks (`counts` has how many each has)."""
+        return self.snapshot.files
+
+    def _damaged(self, what: str) -> SnapshotFileError:
+        return SnapshotFileError(f"{self._where} is damaged ({what}): {self._fix}")
+
+    def chunk(self, position: int) -> Chunk:
+        found = self._built[position]
+        if found is not None:
+            return found
+        start, end = self._offsets[position], self._offsets[position + 1]
+        record = self._records[start:end]
+        if _digest(record) != bytes(self._digests[_DIGEST * position : _DIGEST * (position + 1)]):
+            raise self._damaged(f"chunk {position} does not match its checksum")
+        try:
+            chunk = Chunk(*pickle.loads(record))
+        except (pickle.UnpicklingError, EOFError, TypeError, ValueError) as exc:
+            raise self._damaged(f"chunk {position} is unreadable ({exc})") from exc
+        with self._lock:
+            self._built[position] = chunk
+        return chunk
+
+
+class _Chunks(Sequence[Chunk]):
+    def __init__(self, stored: StoredSnapshot) -> None:
+        self._stored = stored
+
+    def __len__(self) -> int:
+        return self._stored.chunk_count
+
+    @overload
+    def __getitem__(self, index: int) -> Chunk: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Chunk]: ...
+    def __getitem__(self, index: int | slice) -> Chunk | Sequence[Chunk]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._stored.chunk(index)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return (self._stored.chunk(i) for i in range(len(self)))
+
+
+class Concatenated(Sequence[Chunk]):
+    """Several collections' chunks as one sequence by position (a set's, `set_chunks` order),
+    each chunk built only when read."""
+
+    def __init__(self, parts: Sequence[Sequence[Chunk]]) -> None:
+        self._parts = tuple(parts)
+        self._starts = [0]
+        for part in self._parts:
+            self._starts.append(self._starts[-1] + len(part))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> Chunk: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Chunk]: ...
+    def __getitem__(self, index: int | slice) -> Chunk | Sequence[Chunk]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        part = bisect.bisect_right(self._starts, index) - 1
+        return self._parts[part][index - self._starts[part]]
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return itertools.chain.from_iterable(self._parts)

@@ -138,7 +138,7 @@ class Index:
         wanted = None if collections is None else frozenset(collections)
         try:
             entries = {entry["name"]: entry for entry in manifest["collections"]}
-            snapshots = _load_snapshots(root, config, entries, _to_read(config, wanted))
+            snapshots = _load_snapshots(root, config, entries, _to_read(config, wanted), wanted)
             # Again at load: the config may have changed readers since the index was built.
             check_exclusive_files(
                 config, {name: [r.path for r in snap.files] for name, snap in snapshots.items()}
@@ -308,7 +308,11 @@ def _nested(a: Path, b: Path) -> bool:
 
 
 def _load_snapshots(
-    root: Path, config: Config, entries: Mapping[str, Mapping[str, Any]], names: frozenset[str]
+    root: Path,
+    config: Config,
+    entries: Mapping[str, Mapping[str, Any]],
+    names: frozenset[str],
+    scoped: frozenset[str] | None,
 ) -> dict[str, StoredSnapshot]:
     expected = chunking_key(config.search)
     snapshots = {}
@@ -332,7 +336,8 @@ def _load_snapshots(
                 f"collection {collection.name!r} selects other files than when the index was "
                 f"built (its path, include or exclude changed): {run_index('to rebuild')}"
             )
-        snapshots[collection.name] = open_snapshot(root, entry)
+        # A whole load (serve, ask) checks whole files; a scope's (one search), what it reads.
+        snapshots[collection.name] = open_snapshot(root, entry, whole=scoped is None)
     return snapshots
 
 

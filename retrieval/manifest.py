@@ -219,10 +219,15 @@ def read_snapshot(
     return snapshot_file.decode(data, f"the collection snapshot {path}", run_index("again"))
 
 
-def open_snapshot(root: Path, entry: Mapping[str, Any]) -> snapshot_file.StoredSnapshot:
-    """The snapshot a manifest entry names, opened to read its chunks by position (what a
-    search reads): its size is checked here, the rest as it is read (StoredSnapshot), so a
-    search hashes its hits' chunks, not the whole file."""
+def open_snapshot(
+    root: Path, entry: Mapping[str, Any], *, whole: bool
+) -> snapshot_file.StoredSnapshot:
+    """The snapshot a manifest entry names, opened to read its chunks by position.
+
+    `whole`: its sha256 is checked now, as a long-lived load (`docbot serve`, a replica
+    swapping in a new version) must refuse a damaged file before using it. Otherwise only the
+    size, header and chunk table are checked now, and each chunk when first read
+    (StoredSnapshot): a one-off search hashes its hits' chunks, not the whole file."""
     path = root / entry["snapshot"]
     try:
         data = path.read_bytes()
@@ -230,7 +235,9 @@ def open_snapshot(root: Path, entry: Mapping[str, Any]) -> snapshot_file.StoredS
         raise IndexNotBuiltError(
             f"{path} is unreadable ({exc.strerror or exc}): {run_index('again')}"
         ) from exc
-    if len(data) != entry["bytes"]:
+    if len(data) != entry["bytes"] or (
+        whole and hashlib.sha256(data).hexdigest() != entry["sha256"]
+    ):
         raise IndexNotBuiltError(
             f"the collection snapshot is damaged "
             f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"

@@ -387,7 +387,7 @@ def _each(pattern: str, damage: Callable[[Path], object]) -> Callable[[Path], No
 # name -> (engine the config asks for, damage done to the index folder)
 INDEX_DAMAGE: dict[str, tuple[str, Callable[[Path], None]]] = {
     "truncated snapshot": ("bm25", _each("snapshots/*.pickle", _cut)),
-    # A flipped byte in a chunk is refused when that chunk is read: test_snapshot_file.py.
+    "flipped snapshot byte": ("bm25", _each("snapshots/*.pickle", _flip)),
     "bm25 docs.npy cut to 100 bytes": (
         "bm25",
         _each("engines/*/docs.npy", lambda p: os.truncate(p, 100)),

@@ -1,8 +1,10 @@
-"""A snapshot file's chunks are read (and checked) one by one: a search decodes its hits only,
-a damaged chunk is refused when read, a damaged header or chunk table when the index loads."""
+"""A snapshot file's chunks are read (and checked) one by one: a scoped load (one `docbot
+search`) decodes its hits only and refuses a damaged chunk when it reads it, a damaged header
+or chunk table when it loads; a whole load (serve, ask) checks whole files at load."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 from pathlib import Path
@@ -23,6 +25,10 @@ FIX = r"run `docbot index` again"
 
 def _scope(config: Config) -> Scope:
     return resolve_scope(config, "T1", "CPUB", ConversationKind.CHANNEL)
+
+
+def _scoped(config: Config) -> Index:
+    return Index.load(config, collections=_scope(config).collections)
 
 
 def _entry(config: Config, name: str = "handbook") -> dict[str, Any]:
@@ -60,7 +66,9 @@ def test_a_damaged_chunk_is_refused_when_read_and_repaired_by_build(tmp_path: Pa
     # The last byte belongs to the last chunk's record.
     _flip_at(path, path.stat().st_size - 1)
 
-    index = Index.load(config)  # the header and chunk table are whole
+    with pytest.raises(IndexNotBuiltError, match=FIX):
+        Index.load(config)  # serve's load checks the whole file before it answers anything
+    index = _scoped(config)  # the header and chunk table are whole
     if rollback[0].chunk != all_chunks[-1]:
         # A search that does not read the damaged chunk answers as before.
         assert index.search("rollback previous build", _scope(config), 1) == rollback
@@ -70,7 +78,7 @@ def test_a_damaged_chunk_is_refused_when_read_and_repaired_by_build(tmp_path: Pa
         read_snapshot(index_root(config), _entry(config))  # the builder checks the whole file
 
     build_index(config, WordCounter())
-    assert Index.load(config).chunks(_scope(config)) == all_chunks
+    assert _scoped(config).chunks(_scope(config)) == all_chunks
 
 
 def test_a_damaged_chunk_table_is_refused_at_load(tmp_path: Path) -> None:
@@ -79,7 +87,7 @@ def test_a_damaged_chunk_table_is_refused_at_load(tmp_path: Path) -> None:
     _flip_at(path, 40)  # in the header, before any chunk record
 
     with pytest.raises(IndexNotBuiltError, match=rf"does not match its checksum.*{FIX}"):
-        Index.load(config)
+        _scoped(config)
 
 
 def test_a_snapshot_of_the_old_single_pickle_form_says_run_index_again(tmp_path: Path) -> None:
@@ -92,6 +100,7 @@ def test_a_snapshot_of_the_old_single_pickle_form_says_run_index_again(tmp_path:
     for item in manifest["collections"]:
         if item["name"] == "handbook":
             item["bytes"] = path.stat().st_size
+            item["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
     (root / "manifest.json").write_text(json.dumps(manifest), "utf-8")
 
     with pytest.raises(IndexNotBuiltError, match=rf"incompatible docbot version: {FIX}"):

@@ -1,8 +1,9 @@
 """The messages tab as Slack's AI-app surface: when someone opens a new assistant thread with
 docbot (`assistant_thread_started`), docbot suggests a few questions drawn from the top headings
-of what that person's DMs with docbot may read, and nothing from any other channel's docs. Both
-that event and `assistant_thread_context_changed` say which channel the person is looking at;
-docbot remembers it for the thread's questions (bot/thread_context.py).
+of what the thread's questions may read: the docs of the channel the person is looking at when
+they are a member of it, else what their DMs with docbot may read, and nothing from any other
+channel's docs. Both that event and `assistant_thread_context_changed` say which channel the
+person is looking at; docbot remembers it for the thread's questions (bot/thread_context.py).
 
 Bolt's own Assistant middleware is not used: its default context store writes the context into
 the metadata of docbot's first message in the thread (chat.update), and a new thread has none;
@@ -21,7 +22,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.failures import log_failure
+from bot.live import Live
 from bot.render.home import PROMPTS_SHOWN, PROMPTS_TITLE, suggested_prompts
+from bot.thread_context import member_channel_scope
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 from retrieval.scopes import Scope
 
@@ -105,15 +108,14 @@ async def handle_thread_event(
     deps: ListenerDeps, client: AsyncWebClient, started: ThreadEvent
 ) -> None:
     """Remember the channel the thread looks at (for bot/thread_context.py); on a new thread,
-    assistant.threads.setSuggestedPrompts with the DM's readable docs' top headings."""
+    assistant.threads.setSuggestedPrompts with the top headings of what it may read."""
     await _remember(deps, started)
     if not started.started:
         return
     live = await deps.runtime.current()
     if started.team not in live.config.teams or not isinstance(live.answerer, Outline):
         return
-    # The DM's scope exactly as a question there would get it ("im" can only narrow it).
-    scope = await live.policy.scope_for(started.team, started.channel, "im")
+    scope = await _prompts_scope(live, client, started)
     headings = await asyncio.to_thread(live.answerer.top_headings, scope, PROMPTS_SHOWN)
     prompts = suggested_prompts(headings)
     if not prompts:
@@ -126,6 +128,19 @@ async def handle_thread_event(
     except SLACK_CALL_ERRORS as exc:
         log.warning("assistant.threads.setSuggestedPrompts for %s failed: %s", started.user,
                     slack_error(exc))  # fmt: skip
+
+
+async def _prompts_scope(live: Live, client: AsyncWebClient, started: ThreadEvent) -> Scope:
+    """What a question in the new thread will read (bot/thread_context.py): the channel its
+    person is looking at if they are a member of it, else the DM's scope exactly as a question
+    there gets it ("im" can only narrow it)."""
+    seen = started.context_channel
+    if seen and seen != started.channel:
+        refused = "the DM's own prompts are suggested"
+        scope = await member_channel_scope(live, client, started.team, started.user, seen, refused)
+        if scope is not None:
+            return scope
+    return await live.policy.scope_for(started.team, started.channel, "im")
 
 
 async def _remember(deps: ListenerDeps, event: ThreadEvent) -> None:

@@ -31,15 +31,26 @@ async def question_scope(
     """What `turn` may read: its conversation's scope, or, in an assistant thread looking at a
     channel its asker is a member of, that channel's scope exactly as a mention there gets."""
     seen = await _looking_at(deps, turn)
-    if seen is not None and await is_member(
-        client, seen, turn.user, f"the DM's own scope is used for {turn.event_id}"
-    ):
-        log.info("event %s: assistant thread looking at %s, a channel of its asker",
-                 turn.event_id, seen)  # fmt: skip
-        return await live.policy.scope_for(turn.team, seen, None)
+    if seen is not None:
+        refused = f"the DM's own scope is used for {turn.event_id}"
+        scope = await member_channel_scope(live, client, turn.team, turn.user, seen, refused)
+        if scope is not None:
+            log.info("event %s: assistant thread looking at %s, a channel of its asker",
+                     turn.event_id, seen)  # fmt: skip
+            return scope
     return await live.policy.scope_for(
         turn.team, turn.channel, turn.channel_type, ext_shared=turn.ext_shared
     )
+
+
+async def member_channel_scope(
+    live: Live, client: AsyncWebClient, team: str, user: str, channel: str, refused: str
+) -> Scope | None:
+    """`channel`'s scope exactly as a mention there gets it, when `user` is a member of it;
+    None when they are not or Slack cannot say (bot/members.py logs `refused` then)."""
+    if not await is_member(client, channel, user, refused):
+        return None
+    return await live.policy.scope_for(team, channel, None)
 
 
 async def _looking_at(deps: ListenerDeps, turn: Turn) -> str | None:

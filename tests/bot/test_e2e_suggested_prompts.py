@@ -1,7 +1,8 @@
 """The messages tab's suggested prompts end to end: a signed assistant_thread_started delivery to
 the real Bolt app -> assistant.threads.setSuggestedPrompts with questions drawn from the top
-headings of what the person's DM may read; a private channel's collection never shows, even when
-the thread was opened while looking at that channel."""
+headings of what the thread's questions may read: the channel the person is looking at when they
+are a member of it (conversations.members, fail closed), else what their DM may read; a private
+channel's collection never shows to someone not in that channel."""
 
 from __future__ import annotations
 
@@ -51,5 +52,26 @@ def test_app_suggests_prompts_from_the_dms_readable_headings_only(
         await app.send(_started("EvTHREAD2", "61.000100", DM))  # the same prompts, same order
         again = (await slack.wait_for("assistant.threads.setSuggestedPrompts", 2))[1]
         assert again.params["prompts"] == prompts
+
+    run(config, answerer, store, scenario)
+
+
+def test_app_suggests_the_prompts_of_the_channel_its_member_looks_at(
+    indexed: tuple[Config, Answerer], store: SQLiteAnswerStore
+) -> None:
+    config, answerer = indexed
+
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.members[PAYMENTS_CHANNEL] = [ASKER]
+        await app.send(_started("EvTHREAD1", "60.000100", PAYMENTS_CHANNEL))
+        (call,) = await slack.wait_for("assistant.threads.setSuggestedPrompts")
+        titles = {p["title"] for p in call.params["prompts"]}
+        assert "Payments API keys" in titles  # the channel's private collection, for its member
+        assert titles - {"Payments API keys"} <= HANDBOOK_HEADINGS
+
+        slack.members[PAYMENTS_CHANNEL] = ["U0SOMEONE"]  # left the channel: the DM's prompts
+        await app.send(_started("EvTHREAD2", "61.000100", PAYMENTS_CHANNEL))
+        again = (await slack.wait_for("assistant.threads.setSuggestedPrompts", 2))[1]
+        assert {p["title"] for p in again.params["prompts"]} == HANDBOOK_HEADINGS
 
     run(config, answerer, store, scenario)

@@ -189,29 +189,42 @@ def spanish_numbers(text: str) -> tuple[str, ...]:
 
 _CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
 _CHINESE_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
-_CHINESE_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-# A Chinese count is a numeral before a classifier ("三个", "二十秒"); without one a run of
-# numerals is often a word ("十分", very). "第" makes a position ("第三方", third-party). A lone
-# "一" is "a" as often as one, as "one" is in English.
+_CHINESE_SCALES = {"十": 10, "百": 100, "千": 1000}  # within a group of four digits
+_DECIMAL = r"\d+(?:\.\d+)?"
+_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+# A Chinese count is a numeral before a classifier ("三个", "二十秒", "3万次"); without one a run
+# of numerals is often a word ("十分", very). "第" makes a position ("第三方", third-party). A
+# lone "一" is "a" as often as one, as "one" is in English.
 _CHINESE_COUNT = re.compile(
-    r"(?<![第零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十百千万]+)"
+    rf"(?<![第\d.{_NUMERALS}])((?:{_DECIMAL})?(?:[{_NUMERALS}]+{_DECIMAL})*[{_NUMERALS}]+)"
     r"(?=个|次|秒|毫秒|分钟|小时|天|周|月|年|种|步|条|项|位|台|倍|行|件|类|层|组|份|字节)"
 )
+_NUMERAL_PART = re.compile(rf"{_DECIMAL}|.")
 
 
-def chinese_numbers(text: str) -> tuple[str, ...]:
-    """The values of the Chinese numerals of `text` that count something ("三个" -> "3")."""
-    return tuple(
-        str(_chinese_value(m.group(1))) for m in _CHINESE_COUNT.finditer(text) if m.group(1) != "一"
-    )
+def chinese_in_digits(text: str) -> str:
+    """`text` with each Chinese numeral that counts something written in digits ("十二万个" is
+    "120000个", "3万次" is "30000次"), so it is read as one number, digits and all."""
+    return _CHINESE_COUNT.sub(_in_digits, text)
 
 
-def _chinese_value(numeral: str) -> int:
-    total, current = 0, 0
-    for char in numeral:
-        if char in _CHINESE_DIGITS:
-            current = _CHINESE_DIGITS[char]
+def _in_digits(match: re.Match[str]) -> str:
+    numeral = match.group(1)
+    return numeral if numeral == "一" else _chinese_value(numeral)
+
+
+def _chinese_value(numeral: str) -> str:
+    """The value of a numeral, in groups of four digits: "十二万" is (10 + 2) x 10^4, "一亿二千万"
+    is 10^8 + 2000 x 10^4; a digit run counts as one digit does ("3万" is 3 x 10^4)."""
+    yi, wan, group, current = 0.0, 0.0, 0.0, 0.0
+    for part in _NUMERAL_PART.findall(numeral):
+        if part == "亿":
+            yi, wan, group, current = yi + ((wan + group + current) or 1) * 10**8, 0, 0, 0
+        elif part == "万":
+            wan, group, current = wan + ((group + current) or 1) * 10**4, 0, 0
+        elif part in _CHINESE_SCALES:
+            group, current = group + (current or 1) * _CHINESE_SCALES[part], 0
         else:
-            total += (current or 1) * _CHINESE_SCALES[char]
-            current = 0
-    return total + current
+            current = float(part) if part[0].isdigit() else _CHINESE_DIGITS[part]
+    value = yi + wan + group + current
+    return str(int(value)) if value == int(value) else str(value)

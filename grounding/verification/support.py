@@ -26,7 +26,7 @@ from grounding.verification.negation import (
     dropped_negation,
     negation_disagrees,
 )
-from grounding.verification.numbers import chinese_numbers, spanish_numbers
+from grounding.verification.numbers import chinese_in_digits, spanish_numbers
 from grounding.verification.quantities import unit_problem
 from grounding.verification.quotes import quote_form, without_line_markup, without_links
 from grounding.verification.settings import setting_problem
@@ -120,10 +120,10 @@ def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
 def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None:
     """Numbers, values and negations; in another language the numbers (not their neighbours,
     which are words of that language) and whether it negates at all."""
-    said, quoted = terms(_prose(claim)), terms(_prose(support.quoted))
+    said = terms(_prose(chinese_in_digits(claim) if other else claim))
+    quoted = terms(_prose(support.quoted))
     if other:  # "tres pasos": a number, whatever language spells it
-        spelled = spanish_numbers(claim) + chinese_numbers(claim)
-        said += tuple(t for n in spelled for t in ("", n))
+        said += tuple(t for n in spanish_numbers(claim) for t in ("", n))
     problem = number_problem(said, quoted, anchor=not other)
     if problem is not None and support.stated:
         shown = terms(_prose(f"{support.quoted}\n\n{support.stated}"))

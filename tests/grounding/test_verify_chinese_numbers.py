@@ -27,3 +27,34 @@ def test_chinese_numerals_before_a_classifier_are_numbers() -> None:
 def test_words_made_of_numerals_are_no_counts() -> None:
     assert _problem("插件钩子十分有用，目前有两个。") is None
     assert _problem("第三方插件钩子有两个。") is None
+
+
+SCALED = (
+    "The cache holds 120,000 entries. A batch sends 30,000 requests in 15,000 steps. "
+    "The log keeps 1,050 lines for 300 days. A tenant may store 200,000,000 bytes."
+)
+
+
+def _scaled_problem(claim: str) -> str | None:
+    verdict = check(claim, Support(SCALED, SCALED))
+    assert verdict.other_language, claim
+    return verdict.problem
+
+
+def test_a_scale_multiplies_what_comes_before_it() -> None:
+    # 十二万 is (10 + 2) x 10,000; 一千零五十 is 1,000 + 50; 两亿 is 2 x 10^8.
+    assert _scaled_problem("缓存可保存十二万个条目。") is None
+    assert _scaled_problem("日志保留一千零五十行，保留三百天。") is None
+    assert _scaled_problem("租户最多可存储两亿字节。") is None
+    problem = _scaled_problem("缓存可保存十一万个条目。")
+    assert problem is not None and "number 110000" in problem
+
+
+def test_digits_before_a_scale_are_one_number() -> None:
+    # 3万 is 30,000 (not a 3 and a 10,000); 1.5万 is 15,000; 1万2千 is 12,000.
+    assert _scaled_problem("每批发送3万个请求，分1.5万步。") is None
+    assert _scaled_problem("缓存可保存12万个条目。") is None
+    problem = _scaled_problem("每批发送4万个请求。")
+    assert problem is not None and "number 40000" in problem
+    problem = _scaled_problem("缓存可保存1万2千个条目。")
+    assert problem is not None and "number 12000" in problem

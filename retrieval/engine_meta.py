@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from retrieval.errors import IndexNotBuiltError
+from retrieval.errors import IndexNotBuiltError, IndexOutdatedError, other_version
 
 META = "engine.json"
 # 2: engine.json also records the bm25 term and posting counts, checked at open.
@@ -27,8 +27,14 @@ def read_meta(directory: Path) -> dict[str, object]:
         meta = json.loads((directory / META).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise IndexNotBuiltError(f"{directory}: no readable search engine ({exc})") from exc
-    if not isinstance(meta, dict) or meta.get("format") != ENGINE_FORMAT:
-        raise IndexNotBuiltError(f"{directory}: engine written by an incompatible docbot version")
+    if not isinstance(meta, dict):
+        raise IndexNotBuiltError(f"{directory}: {META} is not an engine's description")
+    found = meta.get("format")
+    if found != ENGINE_FORMAT:
+        raise IndexOutdatedError(
+            f"{directory} was written by {other_version(found, ENGINE_FORMAT)}, incompatible "
+            f"docbot version (engine format {found!r}; this docbot's is {ENGINE_FORMAT})"
+        )
     return meta
 
 

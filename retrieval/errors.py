@@ -17,3 +17,17 @@ class InputError(DocbotError):
 
 class IndexNotBuiltError(DocbotError):
     """The search index has not been built yet, or was built by an incompatible version."""
+
+
+class IndexOutdatedError(IndexNotBuiltError):
+    """The index, or a folder of it, was written by another docbot version: not damage, and
+    `docbot index` rebuilds it in place."""
+
+
+def other_version(found: object, current: int | str) -> str:
+    """Which docbot wrote a format `found` on disk, next to this one's `current`, in words."""
+    if isinstance(found, int) and isinstance(current, int) and not isinstance(found, bool):
+        return "an older" if found < current else "a newer"
+    if isinstance(found, str) and isinstance(current, str):
+        return "an older" if found < current else "a newer"
+    return "another"  # none recorded, or not a version number

@@ -37,7 +37,7 @@ from retrieval.dense import DenseScorer, read_entry
 from retrieval.durable import verify_folder
 from retrieval.embeddings import Embedder, load_embedder
 from retrieval.engines import Engine, build_engine, choose_engine, open_engine
-from retrieval.errors import IndexNotBuiltError
+from retrieval.errors import IndexNotBuiltError, IndexOutdatedError
 from retrieval.fusion import DEPTH, DenseSide, ExactScores, Ranked, weighted
 from retrieval.manifest import index_root, open_snapshot, read_manifest, run_index
 from retrieval.scopes import Scope, check_exclusive_files, readers
@@ -353,6 +353,11 @@ def _open_engines(
             try:
                 verify_folder(folder, entry["files"])
                 engines[names] = open_engine(folder)
+            except IndexOutdatedError as exc:  # not damage: the next build writes a new one
+                raise IndexOutdatedError(
+                    f"the search engine for {', '.join(names)} needs rebuilding: {exc}: "
+                    f"{run_index('again')}"
+                ) from exc
             except IndexNotBuiltError as exc:
                 raise IndexNotBuiltError(
                     f"the search engine for {', '.join(names)} is damaged ({exc}): "

@@ -35,7 +35,7 @@ from retrieval.durable import (
 )
 from retrieval.engine_meta import ENGINE_FORMAT
 from retrieval.engines import SCORING_VERSION
-from retrieval.errors import IndexNotBuiltError
+from retrieval.errors import IndexNotBuiltError, IndexOutdatedError, other_version
 
 # 3: the manifest records each file's size and sha256, and engine.json the bm25 counts.
 # 4: a collection may record its dense vectors file.
@@ -167,12 +167,18 @@ def read_manifest(root: Path) -> dict[str, Any]:
         raise IndexNotBuiltError(f"no search index in {root}: {fix}") from None
     except (OSError, ValueError) as exc:
         raise IndexNotBuiltError(f"the index in {root} is unreadable ({exc}): {fix}") from exc
-    if not isinstance(manifest, dict) or (manifest.get("format"), manifest.get("tokenizer")) != (
-        FORMAT,
-        TOKENIZER_VERSION,
-    ):
+    if not isinstance(manifest, dict):
         raise IndexNotBuiltError(
-            f"the index in {root} was built by an incompatible docbot version: {fix}"
+            f"the index in {root} is unreadable (its manifest is no JSON object): {fix}"
+        )
+    found: object = manifest.get("format")
+    current: int | str = FORMAT
+    if found == FORMAT:  # same format, other tokenizer: the tokenizer's version tells
+        found, current = manifest.get("tokenizer"), TOKENIZER_VERSION
+    if found != current:
+        raise IndexOutdatedError(
+            f"the index in {root} was built by {other_version(found, current)}, incompatible "
+            f"docbot version: {run_index('again')}; it rebuilds the index where it is"
         )
     return manifest
 

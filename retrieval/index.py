@@ -275,11 +275,11 @@ def _neighbours(
 ) -> dict[str, tuple[Sequence[Chunk], int, int, int]]:
     found = {}
     for stored in snapshots:
-        first = 0
+        every, first = stored.every_chunk(), 0
         for count in stored.counts:
             end = first + count
             for i in range(first, end):
-                found[stored.chunk(i).chunk_id] = (stored.chunks, first, end, i)
+                found[every[i].chunk_id] = (stored.chunks, first, end, i)
             first = end
     return found
 

@@ -248,7 +248,8 @@ def open_snapshot(
             f"the collection snapshot is damaged "
             f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
         )
-    return snapshot_file.StoredSnapshot(data, f"the collection snapshot {path}", run_index("again"))
+    where = f"the collection snapshot {path}"
+    return snapshot_file.StoredSnapshot(data, where, run_index("again"), verified=whole)
 
 
 @dataclass(frozen=True, slots=True)

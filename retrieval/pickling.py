@@ -19,18 +19,19 @@ from typing import Any
 
 def loads(data: bytes) -> Any:
     """`pickle.loads(data)` with the cyclic garbage collector paused meanwhile."""
-    with _collector_paused():
+    with collector_paused():
         return pickle.loads(data)
 
 
 def dumps(value: object) -> bytes:
     """`pickle.dumps(value)` (highest protocol) with the collector paused meanwhile."""
-    with _collector_paused():
+    with collector_paused():
         return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused meanwhile (for building many objects at once)."""
     paused = gc.isenabled()
     if paused:
         gc.disable()

@@ -69,9 +69,11 @@ def encode(snapshot: CollectionSnapshot) -> bytes:
 
 
 def decode(data: bytes, where: str, fix: str) -> CollectionSnapshot:
-    """The whole snapshot, every chunk checked and built (errors: see StoredSnapshot)."""
-    stored = StoredSnapshot(data, where, fix)
-    chunks = iter(stored.chunks)
+    """The whole snapshot, every chunk built, from bytes the caller has checked against the
+    manifest's sha256 (so the per-chunk digests are not checked again); errors: see
+    StoredSnapshot."""
+    stored = StoredSnapshot(data, where, fix, verified=True)
+    chunks = iter(stored.every_chunk())
     files = tuple(
         dataclasses.replace(record, chunks=tuple(next(chunks) for _ in range(count)))
         for record, count in zip(stored.snapshot.files, stored.counts, strict=True)
@@ -86,8 +88,10 @@ class StoredSnapshot:
     for the header and chunk table, at a chunk's first access for its record.
     """
 
-    def __init__(self, data: bytes, where: str, fix: str) -> None:
-        self._where, self._fix = where, fix
+    def __init__(self, data: bytes, where: str, fix: str, *, verified: bool) -> None:
+        """`verified`: the whole of `data` matched the manifest's sha256 already, so the
+        per-chunk digests need no checking."""
+        self._where, self._fix, self._verified = where, fix, verified
         view = memoryview(data)
         start = len(MAGIC)
         if bytes(view[:start]) != MAGIC or len(data) < start + _COUNTS.size:
@@ -138,19 +142,40 @@ class StoredSnapshot:
 
     def chunk(self, position: int) -> Chunk:
         found = self._built[position]
-        if found is not None:
-            return found
+        if found is None:
+            found = self._decode(position)
+            with self._lock:
+                self._built[position] = found
+        return found
+
+    def every_chunk(self) -> list[Chunk]:
+        """All the chunks, built in one pass with the garbage collector paused (as a whole
+        pickle was read: pickling.py): 0.13 s for 40k chunks, not 0.3 s one by one."""
+        with self._lock, pickling.collector_paused():
+            built = self._built
+            if self._verified and not any(built):
+                # Nothing to check per chunk: one tight loop (most of a builder's read).
+                ends, records, loads = self._offsets.tolist(), self._records, pickle.loads
+                try:
+                    built[:] = [Chunk(*loads(records[a:b])) for a, b in itertools.pairwise(ends)]
+                except (pickle.UnpicklingError, EOFError, TypeError, ValueError) as exc:
+                    raise self._damaged(f"a chunk is unreadable ({exc})") from exc
+            for position, found in enumerate(built):
+                if found is None:
+                    built[position] = self._decode(position)
+            return built  # type: ignore[return-value]  # none is None any more
+
+    def _decode(self, position: int) -> Chunk:
         start, end = self._offsets[position], self._offsets[position + 1]
         record = self._records[start:end]
-        if _digest(record) != bytes(self._digests[_DIGEST * position : _DIGEST * (position + 1)]):
+        if not self._verified and _digest(record) != bytes(
+            self._digests[_DIGEST * position : _DIGEST * (position + 1)]
+        ):
             raise self._damaged(f"chunk {position} does not match its checksum")
         try:
-            chunk = Chunk(*pickle.loads(record))
+            return Chunk(*pickle.loads(record))
         except (pickle.UnpicklingError, EOFError, TypeError, ValueError) as exc:
             raise self._damaged(f"chunk {position} is unreadable ({exc})") from exc
-        with self._lock:
-            self._built[position] = chunk
-        return chunk
 
 
 class _Chunks(Sequence[Chunk]):
@@ -174,7 +199,7 @@ class _Chunks(Sequence[Chunk]):
         return self._stored.chunk(index)
 
     def __iter__(self) -> Iterator[Chunk]:
-        return (self._stored.chunk(i) for i in range(len(self)))
+        return iter(self._stored.every_chunk())  # whoever iterates reads them all
 
 
 class Concatenated(Sequence[Chunk]):

@@ -13,7 +13,7 @@ from bot.render.escalation import ESCALATE_ACTION
 from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import posted_ts, run, until
+from tests.bot.e2e import posted_ts, run
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import ASKER, GENERAL, RunningApp
 from tests.bot.test_e2e_command_followups import _pressed, _private_answer
@@ -29,12 +29,14 @@ def test_app_a_shared_not_found_is_escalated_once_with_its_private_answer(
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         slack.members[GENERAL] = [ASKER, TEAMMATE]
         private_ts = await _private_answer(slack, app, UNANSWERABLE)
-        await until(lambda: store.find_answer(TEAM, GENERAL, private_ts) is not None)
+        await app.settle()  # the command's handler has stored the answer it posted
+        assert store.find_answer(TEAM, GENERAL, private_ts) is not None
         await app.interact(_pressed(SHARE_ACTION, "share", private_ts))
         (shared,) = await slack.wait_for("chat.postMessage")
         shared_ts = posted_ts(shared)
         assert shared.params["blocks"][-1]["elements"][0]["action_id"] == ESCALATE_ACTION
-        await until(lambda: store.find_answer(TEAM, GENERAL, shared_ts) is not None)
+        await app.settle()
+        assert store.find_answer(TEAM, GENERAL, shared_ts) is not None
         on_private = _pressed(ESCALATE_ACTION, "answer", private_ts)
         on_shared = _press(GENERAL, shared_ts, TEAMMATE)
         for press in (on_private, on_shared) if private_first else (on_shared, on_private):

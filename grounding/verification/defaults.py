@@ -35,11 +35,6 @@ def shown(value: str) -> str:
     return {_TRUE: "True", _FALSE: "False", _NONE: "None"}.get(value, value)
 
 
-def default_values(terms: Sequence[str]) -> frozenset[str]:
-    """The values `terms` state as a default, each the first value next to a "default"."""
-    return frozenset(terms[k] for k in default_spots(terms))
-
-
 def default_spots(terms: Sequence[str]) -> list[int]:
     """Where the values `terms` state as a default are."""
     found: list[int] = []

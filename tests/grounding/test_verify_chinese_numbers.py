@@ -4,15 +4,13 @@ Made-up sentences, no benchmark item."""
 
 from __future__ import annotations
 
-from grounding.verification import Support, check
+from tests.grounding.support_checks import other_language_problem
 
 EVIDENCE = "There are currently two plugin hooks. A lock times out after 20 seconds."
 
 
 def _problem(claim: str) -> str | None:
-    verdict = check(claim, Support(EVIDENCE, EVIDENCE))
-    assert verdict.other_language, claim
-    return verdict.problem
+    return other_language_problem(claim, EVIDENCE)
 
 
 def test_chinese_numerals_before_a_classifier_are_numbers() -> None:
@@ -36,9 +34,7 @@ SCALED = (
 
 
 def _scaled_problem(claim: str) -> str | None:
-    verdict = check(claim, Support(SCALED, SCALED))
-    assert verdict.other_language, claim
-    return verdict.problem
+    return other_language_problem(claim, SCALED)
 
 
 def test_a_scale_multiplies_what_comes_before_it() -> None:

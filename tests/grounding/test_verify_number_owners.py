@@ -4,7 +4,7 @@ gives it to another owner changed the number (issue 9). Made-up sentences, no be
 
 from __future__ import annotations
 
-from grounding.verification import support_problem
+from tests.grounding.support_checks import dropped, kept
 
 WORKERS = (
     "- `max_idle`, how many idle workers to keep, or `None` to keep them all. (Default 4)\n"
@@ -17,57 +17,44 @@ PORTS = "The server listens on port 8000; the debug proxy uses 9000."
 ARGS = "The third argument is the timeout, in seconds."
 
 
-def _kept(claim: str, evidence: str) -> None:
-    problem = support_problem(claim, evidence)
-    assert problem is None, problem
-
-
-def _dropped(claim: str, evidence: str) -> str:
-    problem = support_problem(claim, evidence)
-    assert problem is not None, f"kept: {claim!r}"
-    return problem
-
-
 def test_a_settings_value_is_the_one_the_quote_gives_that_setting() -> None:
-    _kept("`max_workers` defaults to 16.", WORKERS)
-    _kept("`max_idle` defaults to 4; `None` keeps every idle worker.", WORKERS)
-    assert "max_workers" in _dropped("`max_workers` defaults to 4.", WORKERS)
-    _kept("The small-box example sets max_workers to 8.", EXAMPLE)
-    assert "max_workers" in _dropped("The small-box example sets max_workers to 2.", EXAMPLE)
+    kept("`max_workers` defaults to 16.", WORKERS)
+    kept("`max_idle` defaults to 4; `None` keeps every idle worker.", WORKERS)
+    assert "max_workers" in dropped("`max_workers` defaults to 4.", WORKERS)
+    kept("The small-box example sets max_workers to 8.", EXAMPLE)
+    assert "max_workers" in dropped("The small-box example sets max_workers to 2.", EXAMPLE)
 
 
 def test_a_count_belongs_to_its_whole_noun_phrase() -> None:
-    _kept("The nightly report runs 3 queries.", REPORT)
-    _kept("The nightly report caches 2 pages.", REPORT)
-    assert "2" in _dropped("The nightly report runs 2 queries.", REPORT)
+    kept("The nightly report runs 3 queries.", REPORT)
+    kept("The nightly report caches 2 pages.", REPORT)
+    assert "2" in dropped("The nightly report runs 2 queries.", REPORT)
 
 
 def test_both_counts_two() -> None:
-    _kept("`on_retry` and `on_giveup` are both retry hooks.", HOOKS)
-    assert "2" in _dropped(
-        "Both retry hooks are called on failure: `on_retry`, `on_giveup`.", HOOKS
-    )
+    kept("`on_retry` and `on_giveup` are both retry hooks.", HOOKS)
+    assert "2" in dropped("Both retry hooks are called on failure: `on_retry`, `on_giveup`.", HOOKS)
 
 
 def test_a_number_right_after_its_noun_belongs_to_that_noun() -> None:
-    _kept("The server listens on port 8000.", PORTS)
-    _kept("The debug proxy uses 9000.", PORTS)
-    assert "9000" in _dropped("The server listens on port 9000.", PORTS)
+    kept("The server listens on port 8000.", PORTS)
+    kept("The debug proxy uses 9000.", PORTS)
+    assert "9000" in dropped("The server listens on port 9000.", PORTS)
 
 
 def test_ordinal_words_are_positions() -> None:
-    _kept("The 3rd argument is the timeout in seconds.", ARGS)
-    _kept("The timeout is the third argument.", ARGS)
-    assert "4th" in _dropped("The fourth argument is the timeout in seconds.", ARGS)
-    assert "4th" in _dropped("The 4th argument is the timeout in seconds.", ARGS)
+    kept("The 3rd argument is the timeout in seconds.", ARGS)
+    kept("The timeout is the third argument.", ARGS)
+    assert "4th" in dropped("The fourth argument is the timeout in seconds.", ARGS)
+    assert "4th" in dropped("The 4th argument is the timeout in seconds.", ARGS)
 
 
 def test_a_number_before_a_comma_counts_nothing() -> None:
     # "max_idle=2, max_workers=8": the 2 is max_idle's, it counts no workers.
-    _kept("The small-box example runs 8 workers.", EXAMPLE)
+    kept("The small-box example runs 8 workers.", EXAMPLE)
 
 
 def test_a_number_counting_nothing_near_the_noun_stands_for_it() -> None:
     evidence = "This runs 3 database queries; with a join it brings the query count to 2."
-    _kept("With a join it takes 2 queries.", evidence)
-    _kept("With a join it takes 2 queries instead of 3.", evidence)
+    kept("With a join it takes 2 queries.", evidence)
+    kept("With a join it takes 2 queries instead of 3.", evidence)

@@ -3,15 +3,13 @@ pasos", "veinte segundos"), not only in digits. Made-up sentences, no benchmark 
 
 from __future__ import annotations
 
-from grounding.verification import Support, check
+from tests.grounding.support_checks import other_language_problem
 
 EVIDENCE = "Rotating the key takes three steps. The default timeout is 20 seconds."
 
 
 def _problem(claim: str) -> str | None:
-    verdict = check(claim, Support(EVIDENCE, EVIDENCE))
-    assert verdict.other_language, claim
-    return verdict.problem
+    return other_language_problem(claim, EVIDENCE)
 
 
 def test_spanish_number_words_are_numbers() -> None:

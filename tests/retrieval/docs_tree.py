@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
 
 from retrieval.config import Config, load_config
+from retrieval.index import Index
+from retrieval.scopes import ConversationKind, resolve_scope
 
 # Each section holds at least a quarter of the tests' 60-token budget (counted in words), so
 # the chunker keeps it a chunk of its own instead of merging it with its neighbours.
@@ -78,3 +80,18 @@ def public_and_secret(
             {"name": "payments", "path": "payments", "access": "private", "channels": ["CPAY"]}
         )
     return write_config(base, collections, {"engine": engine, "chunk_tokens": 60}, state)
+
+
+def public_and_secret_results(
+    config: Config, queries: Sequence[str]
+) -> list[list[tuple[str, int, float]]]:
+    """Each query's top 5 (path, start line, score) from a fresh load, in the public channel
+    and then in CPAY: what two builds of `public_and_secret` files compare."""
+    index = Index.load(config)
+    found = []
+    for channel in ("CPUB", "CPAY"):
+        scope = resolve_scope(config, "T1", channel, ConversationKind.CHANNEL)
+        for query in queries:
+            hits = index.search(query, scope, 5)
+            found.append([(h.chunk.path, h.chunk.start_line, h.score) for h in hits])
+    return found

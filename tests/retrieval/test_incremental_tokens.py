@@ -7,8 +7,7 @@ from pathlib import Path
 
 from retrieval.config import Config
 from retrieval.index import BuildReport, Index, build_index, index_root
-from retrieval.scopes import ConversationKind, resolve_scope
-from tests.retrieval.docs_tree import WordCounter, public_and_secret
+from tests.retrieval.docs_tree import WordCounter, public_and_secret, public_and_secret_results
 
 QUERIES = ("zebrafish desk", "redirects client", "PagerDuty rotation", "keys policy")
 
@@ -18,14 +17,7 @@ def _build(config: Config) -> BuildReport:
 
 
 def _results(config: Config) -> list[list[tuple[str, int, float]]]:
-    index = Index.load(config)
-    found = []
-    for channel in ("CPUB", "CPAY"):
-        scope = resolve_scope(config, "T1", channel, ConversationKind.CHANNEL)
-        for query in QUERIES:
-            hits = index.search(query, scope, 5)
-            found.append([(h.chunk.path, h.chunk.start_line, h.score) for h in hits])
-    return found
+    return public_and_secret_results(config, QUERIES)
 
 
 def _edit(base: Path) -> None:

@@ -10,21 +10,13 @@ from retrieval.config import Config
 from retrieval.index import Index, build_index, index_root
 from retrieval.manifest import SnapshotCache, read_previous
 from retrieval.scopes import ConversationKind, resolve_scope
-from tests.retrieval.docs_tree import WordCounter, public_and_secret
+from tests.retrieval.docs_tree import WordCounter, public_and_secret, public_and_secret_results
 
 QUERIES = ("zebrafish desk", "rollback release tool", "payments key vault", "PagerDuty rota")
 
 
 def _results(config: Config) -> list[list[tuple[str, int, float]]]:
-    index = Index.load(config)
-    found = []
-    for channel in ("CPUB", "CPAY"):
-        scope = resolve_scope(config, "T1", channel, ConversationKind.CHANNEL)
-        for query in QUERIES:
-            found.append(
-                [(h.chunk.path, h.chunk.start_line, h.score) for h in index.search(query, scope, 5)]
-            )
-    return found
+    return public_and_secret_results(config, QUERIES)
 
 
 def test_the_next_build_takes_the_last_builds_snapshots_from_the_cache(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The command line starts without importing what only some commands use: the PostgreSQL
-store's SQLAlchemy and asyncpg load when a store URL is set, not for `docbot search`."""
+store's SQLAlchemy and asyncpg load when a store URL is set, not for `docbot search`; the builder,
+the answer store, the generators, the renderer and Slack load in the command that needs them."""
 
 from __future__ import annotations
 
@@ -19,3 +20,28 @@ def test_the_cli_imports_no_postgresql_driver_until_one_is_needed() -> None:
     ).stdout.split("\n")
     assert out[0] == "[]"
     assert out[1] == "PostgresAnswerStore True"
+
+
+# What only `docbot index`, `ask`, `eval`, `serve` or `feedback` use (bot/cli.py imports each in
+# the command that needs it): `docbot search` starts without any of them.
+NOT_FOR_SEARCH = (
+    "bot.building", "bot.eval_command", "bot.feedback", "bot.render", "bot.runtime",
+    "bot.store", "grounding.pipeline", "openai", "slack_sdk", "slack_bolt",
+)  # fmt: skip
+
+
+def test_the_cli_imports_no_command_s_machinery_until_that_command_runs() -> None:
+    probe = (
+        "import sys, bot.cli\n"
+        f"print(sorted(m for m in {NOT_FOR_SEARCH!r} if m in sys.modules))\n"
+        "try:\n"
+        "    bot.cli.main(['search'])  # the parser, every command's options, then a usage error\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted(m for m in {NOT_FOR_SEARCH!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split("\n")
+    assert out[0] == "[]"
+    assert out[1] == "[]"  # building the parser (`docbot eval`'s options too) loads none

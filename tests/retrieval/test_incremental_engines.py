@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -60,6 +61,15 @@ def _config(base: Path, docs: Path, state: str) -> Config:
     return load_config(path)
 
 
+def _incremental(tmp_path: Path, extra: Mapping[str, str] | None = None) -> tuple[Path, Config]:
+    """The corpus in `tmp_path/docs` (plus `extra` files by path) and its config, not built."""
+    docs = tmp_path / "docs"
+    _corpus(docs)
+    for path, text in (extra or {}).items():
+        (docs / path).write_text(text, encoding="utf-8")
+    return docs, _config(tmp_path, docs, "incremental")
+
+
 def _build(config: Config) -> BuildReport:
     return build_index(config, WordCounter())
 
@@ -90,9 +100,7 @@ def _edits(docs: Path, step: int) -> None:
 
 
 def test_an_edit_reindexes_one_part_and_ranks_as_a_full_rebuild(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    config = _config(tmp_path, docs, "incremental")
+    docs, config = _incremental(tmp_path)
     first = _build(config)
     assert (first.engines_built, first.parts_built) == (3, 3)
 
@@ -112,10 +120,9 @@ def test_an_edit_reindexes_one_part_and_ranks_as_a_full_rebuild(tmp_path: Path) 
 
 
 def test_an_incremental_engine_counts_only_its_own_scope(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    (docs / "team-b" / "page-0.md").write_text("# Secret\n\nzebrafishword policy.\n")
-    config = _config(tmp_path, docs, "incremental")
+    docs, config = _incremental(
+        tmp_path, {"team-b/page-0.md": "# Secret\n\nzebrafishword policy.\n"}
+    )
     _build(config)
     _edits(docs, 0)
     _build(config)
@@ -138,10 +145,7 @@ def test_an_incremental_engine_counts_only_its_own_scope(tmp_path: Path) -> None
 
 
 def test_an_incremental_build_drops_a_deleted_file_from_results(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    (docs / "team-a" / "gone.md").write_text("# Gone\n\nThe walrusword runbook.\n")
-    config = _config(tmp_path, docs, "incremental")
+    docs, config = _incremental(tmp_path, {"team-a/gone.md": "# Gone\n\nThe walrusword runbook.\n"})
     _build(config)
     scope = _scope(config, "CA")
     assert Index.load(config).search("walrusword", scope, 5)[0].chunk.path == "gone.md"
@@ -156,9 +160,7 @@ def test_an_incremental_build_drops_a_deleted_file_from_results(tmp_path: Path) 
 
 
 def test_a_part_removed_from_disk_is_indexed_again(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    config = _config(tmp_path, docs, "incremental")
+    docs, config = _incremental(tmp_path)
     _build(config)
     parts = sorted((index_root(config) / "engines").glob("part-*"))
     assert len(parts) == 3
@@ -177,9 +179,7 @@ def test_a_part_removed_from_disk_is_indexed_again(tmp_path: Path) -> None:
 def test_an_index_loaded_before_a_rebuild_keeps_answering_the_same(tmp_path: Path) -> None:
     # The new build links the parts' segment files and never writes into the old folders,
     # so an index a server still holds is left whole until it reloads.
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    config = _config(tmp_path, docs, "incremental")
+    docs, config = _incremental(tmp_path)
     _build(config)
     old = Index.load(config)
     scope = _scope(config, "CB")
@@ -195,9 +195,7 @@ def test_a_build_that_dies_while_composing_leaves_the_old_index_whole(tmp_path: 
     # What a build killed mid-way leaves: a new part and a set half composed from the old
     # parts' files (linked, so sharing their inodes). The old index must load and answer as
     # before, and the next build must clean up and rank as a fresh one.
-    docs = tmp_path / "docs"
-    _corpus(docs)
-    config = _config(tmp_path, docs, "incremental")
+    docs, config = _incremental(tmp_path)
     _build(config)
     before = _results(config)
     engines = index_root(config) / "engines"

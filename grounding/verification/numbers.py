@@ -72,18 +72,29 @@ ORDINALS = MappingProxyType(
 # number checks, which read them by value ("fifty" is in "50").
 SPELLED = frozenset(_BELOW_HUNDRED) | frozenset(NUMBER_WORDS) | frozenset(ORDINALS)
 # Spanish number words, for a claim in Spanish (checked on its numbers only). Not "un", "una",
-# "uno": articles as often as counts, as "one" is in English.
+# "uno" alone: articles as often as counts, as "one" is in English ("treinta y uno" is 31).
 _SPANISH_TEXT = """
     cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince
     dieciséis diecisiete dieciocho diecinueve veinte
 """
 _SPANISH_TENS_TEXT = "treinta cuarenta cincuenta sesenta setenta ochenta noventa"
-SPANISH_NUMBER_WORDS = MappingProxyType(
+_SPANISH_UNITS = MappingProxyType({w: n for n, w in enumerate(_SPANISH_TEXT.split()) if w != "uno"})
+_SPANISH_TENS = MappingProxyType({w: 30 + 10 * i for i, w in enumerate(_SPANISH_TENS_TEXT.split())})
+# After a ten's "y": "treinta y cinco", "cuarenta y un segundos".
+_SPANISH_AFTER_Y = MappingProxyType(
+    {**{w: n for w, n in _SPANISH_UNITS.items() if 1 <= n <= 9}, "uno": 1, "un": 1, "una": 1}
+)
+_SPANISH_HUNDREDS_TEXT = """
+    doscientos trescientos cuatrocientos quinientos seiscientos setecientos ochocientos
+    novecientos
+"""
+_SPANISH_HUNDREDS = MappingProxyType(
     {
-        **{w: n for n, w in enumerate(_SPANISH_TEXT.split()) if w != "uno"},
-        **{w: 30 + 10 * i for i, w in enumerate(_SPANISH_TENS_TEXT.split())},
         "cien": 100,
-        "mil": 1000,
+        "ciento": 100,  # only before a number: "cinco por ciento" is five percent
+        **{w: 100 * n for n, w in enumerate(_SPANISH_HUNDREDS_TEXT.split(), start=2)},
+        # "doscientas filas": the feminine form
+        **{w[:-2] + "as": 100 * n for n, w in enumerate(_SPANISH_HUNDREDS_TEXT.split(), start=2)},
     }
 )
 _WORD = re.compile(r"[^\W\d_]+")
@@ -182,9 +193,43 @@ def _next_is_scale(tokens: Sequence[str], i: int) -> bool:
 
 
 def spanish_numbers(text: str) -> tuple[str, ...]:
-    """The values of the Spanish number words of `text`, in order ("tres pasos" -> "3")."""
+    """The values of the Spanish numbers in words of `text`, in order: "tres pasos" is 3, a
+    phrase is one number ("treinta y cinco" is 35, "dos mil quinientos" 2500)."""
     words = _WORD.findall(text.casefold())
-    return tuple(str(SPANISH_NUMBER_WORDS[w]) for w in words if w in SPANISH_NUMBER_WORDS)
+    values: list[str] = []
+    i = 0
+    while i < len(words):
+        end, value = _spanish_phrase(words, i)
+        if end > i:
+            values.append(str(value))
+        i = max(end, i + 1)
+    return tuple(values)
+
+
+def _spanish_phrase(words: Sequence[str], start: int) -> tuple[int, int]:
+    """Where the Spanish number phrase starting at `start` ends (`start` if there is none), and
+    its value: hundreds, tens and units add up, "mil" multiplies what comes before it."""
+    total, current, last, i = 0, 0, "", start
+    while i < len(words):
+        word = words[i]
+        following = words[i + 1] if i + 1 < len(words) else ""
+        if word == "mil" and last != "mil":
+            total, current, last = total + (current or 1) * 1000, 0, "mil"
+        elif word in _SPANISH_HUNDREDS and last in ("", "mil"):
+            if word == "ciento" and following not in _SPANISH_UNITS | _SPANISH_TENS:
+                break
+            current, last = current + _SPANISH_HUNDREDS[word], "hundred"
+        elif word in _SPANISH_TENS and last in ("", "mil", "hundred"):
+            current, last = current + _SPANISH_TENS[word], "tens"
+        elif word in _SPANISH_UNITS and last in ("", "mil", "hundred"):
+            current, last = current + _SPANISH_UNITS[word], "unit"
+        elif word == "y" and last == "tens" and following in _SPANISH_AFTER_Y:
+            current, last = current + _SPANISH_AFTER_Y[following], "unit"
+            i += 1
+        else:
+            break
+        i += 1
+    return i, total + current
 
 
 _CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}

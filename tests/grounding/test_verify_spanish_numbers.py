@@ -24,3 +24,27 @@ def test_spanish_number_words_are_numbers() -> None:
 def test_spanish_articles_are_no_counts() -> None:
     # "un", "una", "uno" are articles as often as counts, as "one" is in English.
     assert _problem("Rotar una clave requiere tres pasos.") is None
+
+
+COMPOSED = "A lock times out after 35 seconds. The cache holds 2,500 entries and 120 pages."
+
+
+def test_a_spanish_number_phrase_is_one_number() -> None:
+    # "treinta y cinco" is 35 (not a 30 and a 5), "dos mil quinientas" 2,500, "ciento veinte" 120.
+    assert (
+        other_language_problem("El bloqueo expira tras treinta y cinco segundos.", COMPOSED) is None
+    )
+    assert other_language_problem("La caché guarda dos mil quinientas entradas.", COMPOSED) is None
+    assert other_language_problem("La caché guarda ciento veinte páginas.", COMPOSED) is None
+    problem = other_language_problem("El bloqueo expira tras treinta y seis segundos.", COMPOSED)
+    assert problem is not None and "number 36" in problem
+    problem = other_language_problem("La caché guarda dos mil entradas.", COMPOSED)
+    assert problem is not None and "number 2000" in problem
+
+
+def test_por_ciento_is_a_percent_not_a_hundred() -> None:
+    # "ciento" is a hundred only before a number ("ciento veinte").
+    evidence = "A retry waits 5 percent longer each time."
+    assert (
+        other_language_problem("Cada reintento espera un cinco por ciento más.", evidence) is None
+    )

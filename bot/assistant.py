@@ -70,7 +70,7 @@ class _Thread(_Slice):
     context: _Context = _Context()
 
 
-class _Started(_Slice):
+class _ThreadEventBody(_Slice):
     type: str
     assistant_thread: _Thread
     event_ts: str = "0"
@@ -87,7 +87,7 @@ def parse_thread_event(body: Mapping[str, Any]) -> ThreadEvent | None:
     """Either assistant-thread event; None for anything else."""
     try:
         envelope = _Envelope.model_validate(body)
-        event = _Started.model_validate(body.get("event"))
+        event = _ThreadEventBody.model_validate(body.get("event"))
         seen = float(event.event_ts)
     except (ValidationError, ValueError):
         return None
@@ -105,42 +105,42 @@ def parse_thread_event(body: Mapping[str, Any]) -> ThreadEvent | None:
 
 
 async def handle_thread_event(
-    deps: ListenerDeps, client: AsyncWebClient, started: ThreadEvent
+    deps: ListenerDeps, client: AsyncWebClient, thread: ThreadEvent
 ) -> None:
     """Remember the channel the thread looks at (for bot/thread_context.py); on a new thread,
     assistant.threads.setSuggestedPrompts with the top headings of what it may read."""
-    await _remember(deps, started)
-    if not started.started:
+    await _remember(deps, thread)
+    if not thread.started:
         return
     live = await deps.runtime.current()
-    if started.team not in live.config.teams or not isinstance(live.answerer, Outline):
+    if thread.team not in live.config.teams or not isinstance(live.answerer, Outline):
         return
-    scope = await _prompts_scope(live, client, started)
+    scope = await _prompts_scope(live, client, thread)
     headings = await asyncio.to_thread(live.answerer.top_headings, scope, PROMPTS_SHOWN)
     prompts = suggested_prompts(headings)
     if not prompts:
         return
     try:
         await client.assistant_threads_setSuggestedPrompts(
-            channel_id=started.channel, thread_ts=started.thread_ts, prompts=prompts,
+            channel_id=thread.channel, thread_ts=thread.thread_ts, prompts=prompts,
             title=PROMPTS_TITLE,
         )  # fmt: skip
     except SLACK_CALL_ERRORS as exc:
-        log.warning("assistant.threads.setSuggestedPrompts for %s failed: %s", started.user,
+        log.warning("assistant.threads.setSuggestedPrompts for %s failed: %s", thread.user,
                     slack_error(exc))  # fmt: skip
 
 
-async def _prompts_scope(live: Live, client: AsyncWebClient, started: ThreadEvent) -> Scope:
+async def _prompts_scope(live: Live, client: AsyncWebClient, thread: ThreadEvent) -> Scope:
     """What a question in the new thread will read (bot/thread_context.py): the channel its
     person is looking at if they are a member of it, else the DM's scope exactly as a question
     there gets it ("im" can only narrow it)."""
-    seen = started.context_channel
-    if seen and seen != started.channel:
+    seen = thread.context_channel
+    if seen and seen != thread.channel:
         refused = "the DM's own prompts are suggested"
-        scope = await member_channel_scope(live, client, started.team, started.user, seen, refused)
+        scope = await member_channel_scope(live, client, thread.team, thread.user, seen, refused)
         if scope is not None:
             return scope
-    return await live.policy.scope_for(started.team, started.channel, "im")
+    return await live.policy.scope_for(thread.team, thread.channel, "im")
 
 
 async def _remember(deps: ListenerDeps, event: ThreadEvent) -> None:

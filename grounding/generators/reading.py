@@ -101,8 +101,8 @@ class Reading:
     units: Matrix  # (len(pool), len(UNIT_FEATURES))
     weights: dict[str, float]  # question term -> weight
     missing_heaviest: float
-    missing_rare: float  # the most tokenizer pieces of a question word no unit has, 0..1
-    # (numbers left out: see read)
+    # The most tokenizer pieces of a question word no unit has, 0..1; numbers left out (read).
+    missing_rare: float
 
 
 def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:

@@ -50,8 +50,7 @@ def part_id(collection: str) -> int:
 def build_part(directory: Path, part: int, documents: Iterable[str]) -> frozenset[str]:
     """Write a part into the empty folder `directory`: `documents` are one collection's chunks
     in position order, each its tokens joined by single spaces. It links no file (see compose)."""
-    _, count = _write_part(str(directory), part, documents)
-    write_meta(directory, NAME, count, parts=[[part, 0, count]])
+    _write_part(directory, part, documents)
     return frozenset()
 
 
@@ -119,8 +118,11 @@ def _schema() -> tantivy.Schema:
     return builder.build()
 
 
-def _write_part(path: str | None, part: int, documents: Iterable[str]) -> tuple[tantivy.Index, int]:
-    index = tantivy.Index(_schema(), path=path)
+def _write_part(
+    directory: Path | None, part: int, documents: Iterable[str]
+) -> tuple[tantivy.Index, int]:
+    """One part's tantivy index (in memory without `directory`), and its document count."""
+    index = tantivy.Index(_schema(), path=None if directory is None else str(directory))
     writer = index.writer(_HEAP, 1)
     count = 0
     for position, body in enumerate(documents):
@@ -133,6 +135,8 @@ def _write_part(path: str | None, part: int, documents: Iterable[str]) -> tuple[
     writer.commit()
     writer.wait_merging_threads()
     index.reload()
+    if directory is not None:
+        write_meta(directory, NAME, count, parts=[[part, 0, count]])
     return index, count
 
 
@@ -175,9 +179,7 @@ class TantivyEngine:
     def build(cls, corpus: Sequence[Sequence[str]], directory: Path | None = None) -> TantivyEngine:
         """One part over `corpus` (doc position = list position), in `directory` if given."""
         documents = (" ".join(tokens) for tokens in corpus)
-        index, count = _write_part(None if directory is None else str(directory), 0, documents)
-        if directory is not None:
-            write_meta(directory, NAME, count, parts=[[0, 0, count]])
+        index, count = _write_part(directory, 0, documents)
         return cls(index, count, {0: 0})
 
     @classmethod

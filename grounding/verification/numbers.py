@@ -255,7 +255,15 @@ def chinese_in_digits(text: str) -> str:
 
 def _in_digits(match: re.Match[str]) -> str:
     numeral = match.group(1)
-    return numeral if numeral == "一" else _chinese_value(numeral)
+    if numeral == "一":
+        return numeral
+    if all(char in _CHINESE_DIGITS for char in numeral) and len(numeral) > 1:
+        # Digits without a scale: three or more are written one by one ("二〇二四年" is 2024);
+        # two are a range as often ("三四个", three or four), and stay unread.
+        if len(numeral) == 2 or "两" in numeral:
+            return numeral
+        return "".join(str(_CHINESE_DIGITS[char]) for char in numeral)
+    return _chinese_value(numeral)
 
 
 def _chinese_value(numeral: str) -> str:

@@ -54,3 +54,14 @@ def test_digits_before_a_scale_are_one_number() -> None:
     assert problem is not None and "number 40000" in problem
     problem = _scaled_problem("缓存可保存1万2千个条目。")
     assert problem is not None and "number 12000" in problem
+
+
+def test_digits_written_one_by_one_are_one_number() -> None:
+    # 二〇二四 is 2024 (not a 4); 一〇二四 is 1024. Two digits side by side are a range as
+    # often ("三四个", three or four), so they are not read as one number.
+    evidence = "Support for the old API ends in 2024. A frame holds 1024 bytes."
+    assert other_language_problem("旧 API 的支持在二〇二四年结束。", evidence) is None
+    assert other_language_problem("一帧可容纳一〇二四字节。", evidence) is None
+    problem = other_language_problem("旧 API 的支持在二〇二五年结束。", evidence)
+    assert problem is not None and "number 2025" in problem
+    assert other_language_problem("一帧可容纳三四个字节，共一〇二四字节。", evidence) is None

@@ -206,18 +206,7 @@ def read_snapshot(
 ) -> CollectionSnapshot:
     """The snapshot a manifest entry names, if its bytes are the ones the build wrote (taken
     from `cache` when it holds the snapshot of exactly those bytes)."""
-    path = root / entry["snapshot"]
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise IndexNotBuiltError(
-            f"{path} is unreadable ({exc.strerror or exc}): {run_index('again')}"
-        ) from exc
-    if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
-        raise IndexNotBuiltError(
-            f"the collection snapshot is damaged "
-            f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
-        )
+    path, data = _snapshot_bytes(root, entry, whole=True)
     known = None if cache is None else cache.get(str(entry["sha256"]))
     if known is not None:
         return known
@@ -234,6 +223,14 @@ def open_snapshot(
     swapping in a new version) must refuse a damaged file before using it. Otherwise only the
     size, header and chunk table are checked now, and each chunk when first read
     (StoredSnapshot): a one-off search hashes its hits' chunks, not the whole file."""
+    path, data = _snapshot_bytes(root, entry, whole=whole)
+    where = f"the collection snapshot {path}"
+    return snapshot_file.StoredSnapshot(data, where, run_index("again"), verified=whole)
+
+
+def _snapshot_bytes(root: Path, entry: Mapping[str, Any], *, whole: bool) -> tuple[Path, bytes]:
+    """The file a manifest entry names and its bytes, refused unless of the recorded size and,
+    if `whole`, sha256."""
     path = root / entry["snapshot"]
     try:
         data = path.read_bytes()
@@ -248,8 +245,7 @@ def open_snapshot(
             f"the collection snapshot is damaged "
             f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
         )
-    where = f"the collection snapshot {path}"
-    return snapshot_file.StoredSnapshot(data, where, run_index("again"), verified=whole)
+    return path, data
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,7 +138,8 @@ class Index:
         wanted = None if collections is None else frozenset(collections)
         try:
             entries = {entry["name"]: entry for entry in manifest["collections"]}
-            snapshots = _load_snapshots(root, config, entries, _to_read(config, wanted), wanted)
+            names = _to_read(config, wanted)
+            snapshots = _load_snapshots(root, config, entries, names, whole=wanted is None)
             # Again at load: the config may have changed readers since the index was built.
             check_exclusive_files(
                 config, {name: [r.path for r in snap.files] for name, snap in snapshots.items()}
@@ -312,7 +313,8 @@ def _load_snapshots(
     config: Config,
     entries: Mapping[str, Mapping[str, Any]],
     names: frozenset[str],
-    scoped: frozenset[str] | None,
+    *,
+    whole: bool,
 ) -> dict[str, StoredSnapshot]:
     expected = chunking_key(config.search)
     snapshots = {}
@@ -337,7 +339,7 @@ def _load_snapshots(
                 f"built (its path, include or exclude changed): {run_index('to rebuild')}"
             )
         # A whole load (serve, ask) checks whole files; a scope's (one search), what it reads.
-        snapshots[collection.name] = open_snapshot(root, entry, whole=scoped is None)
+        snapshots[collection.name] = open_snapshot(root, entry, whole=whole)
     return snapshots
 
 

@@ -23,6 +23,7 @@ import itertools
 import pickle
 import struct
 import threading
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import overload
 
@@ -178,12 +179,9 @@ class StoredSnapshot:
             raise self._damaged(f"chunk {position} is unreadable ({exc})") from exc
 
 
-class _Chunks(Sequence[Chunk]):
-    def __init__(self, stored: StoredSnapshot) -> None:
-        self._stored = stored
-
-    def __len__(self) -> int:
-        return self._stored.chunk_count
+class _ByPosition(Sequence[Chunk]):
+    """A sequence of chunks built one at a time: slices, negative and out-of-range positions
+    are handled here, `_at` reads one position in range."""
 
     @overload
     def __getitem__(self, index: int) -> Chunk: ...
@@ -196,13 +194,27 @@ class _Chunks(Sequence[Chunk]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
+        return self._at(index)
+
+    @abstractmethod
+    def _at(self, index: int) -> Chunk: ...
+
+
+class _Chunks(_ByPosition):
+    def __init__(self, stored: StoredSnapshot) -> None:
+        self._stored = stored
+
+    def __len__(self) -> int:
+        return self._stored.chunk_count
+
+    def _at(self, index: int) -> Chunk:
         return self._stored.chunk(index)
 
     def __iter__(self) -> Iterator[Chunk]:
         return iter(self._stored.every_chunk())  # whoever iterates reads them all
 
 
-class Concatenated(Sequence[Chunk]):
+class Concatenated(_ByPosition):
     """Several collections' chunks as one sequence by position (a set's, `set_chunks` order),
     each chunk built only when read."""
 
@@ -215,17 +227,7 @@ class Concatenated(Sequence[Chunk]):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    @overload
-    def __getitem__(self, index: int) -> Chunk: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Chunk]: ...
-    def __getitem__(self, index: int | slice) -> Chunk | Sequence[Chunk]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
+    def _at(self, index: int) -> Chunk:
         part = bisect.bisect_right(self._starts, index) - 1
         return self._parts[part][index - self._starts[part]]
 

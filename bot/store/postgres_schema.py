@@ -90,11 +90,13 @@ STEPS = (
                 user_id TEXT NOT NULL, at TEXT NOT NULL,
                 PRIMARY KEY (team, channel, question_ts)
             )""",
-            # The earliest escalation of each question is kept, if it was doubled already.
+            # The earliest escalation of each question is kept, if it was doubled already:
+            # DISTINCT ON picks it, rather than relying on the order rows reach ON CONFLICT.
             """INSERT INTO question_escalations
-                SELECT a.team, a.channel, a.question_ts, e.answer_id, e.user_id, e.at
-                FROM escalations e JOIN answers a ON a.id = e.answer_id ORDER BY e.at, e.answer_id
-                ON CONFLICT DO NOTHING""",
+                SELECT DISTINCT ON (a.team, a.channel, a.question_ts)
+                    a.team, a.channel, a.question_ts, e.answer_id, e.user_id, e.at
+                FROM escalations e JOIN answers a ON a.id = e.answer_id
+                ORDER BY a.team, a.channel, a.question_ts, e.at, e.answer_id""",
             "DROP TABLE escalations",
         ),
     ),

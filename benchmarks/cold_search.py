@@ -19,6 +19,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,11 +48,15 @@ def run_child(command: list[str]) -> tuple[float, float, int]:
     them again in every run was ~0.25 s of a measured "cold" search."""
     started = time.perf_counter()
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
-    stderr = child.stderr.read().decode() if child.stderr is not None else ""
+    # stderr goes to a file, not a pipe: wait4 (for the child's rusage) does not drain a pipe,
+    # so a child writing more than the pipe holds would block forever.
+    with tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({child.returncode}): {stderr}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss

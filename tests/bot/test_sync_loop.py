@@ -46,6 +46,18 @@ def _upstream(tmp_path: Path) -> Remote:
     return remote
 
 
+def _git_config(tmp_path: Path, remote: Remote, *, top: str = "", collection: str = "") -> Path:
+    """docbot.yml with one git collection, `platform`, BM25 only; `top` and `collection` add
+    lines at the top level and in the collection."""
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        f"teams: [T1]\nretrieval: {{dense: false}}\n{top}collections:\n"
+        f"  - name: platform\n    git: {remote.url}\n{collection}",
+        encoding="utf-8",
+    )
+    return path
+
+
 async def _wait(sync: SourceSync, predicate: Callable[[Round], object]) -> Round:
     return await asyncio.wait_for(sync.wait(lambda r: bool(predicate(r))), WAIT)
 
@@ -57,12 +69,7 @@ def test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> 
 
 async def _test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> None:
     remote = _upstream(tmp_path)
-    path = tmp_path / "docbot.yml"
-    path.write_text(
-        "teams: [T1]\nretrieval: {dense: false}\nsync_interval_seconds: 1\ncollections:\n"
-        f"  - name: platform\n    git: {remote.url}\n",
-        encoding="utf-8",
-    )
+    path = _git_config(tmp_path, remote, top="sync_interval_seconds: 1\n")
     config = load_config(path)
     build_index(config)
     sync = SourceSync(_reload(path), watch=False)
@@ -92,12 +99,7 @@ async def _test_an_unreachable_remote_keeps_the_index_and_is_logged_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     remote = _upstream(tmp_path)
-    path = tmp_path / "docbot.yml"
-    path.write_text(
-        "teams: [T1]\nretrieval: {dense: false}\ncollections:\n"
-        f"  - name: platform\n    git: {remote.url}\n    sync_interval_seconds: 1\n",
-        encoding="utf-8",
-    )
+    path = _git_config(tmp_path, remote, collection="    sync_interval_seconds: 1\n")
     config = load_config(path)
     build_index(config)
     remote.go_away()
@@ -166,12 +168,7 @@ def test_a_replica_loading_a_published_index_never_syncs(tmp_path: Path) -> None
 
 async def _test_a_replica_loading_a_published_index_never_syncs(tmp_path: Path) -> None:
     remote = _upstream(tmp_path)
-    path = tmp_path / "docbot.yml"
-    path.write_text(
-        "teams: [T1]\nretrieval: {dense: false}\nindex_dir: published\nsync_interval_seconds: 1\n"
-        f"collections:\n  - name: platform\n    git: {remote.url}\n",
-        encoding="utf-8",
-    )
+    path = _git_config(tmp_path, remote, top="index_dir: published\nsync_interval_seconds: 1\n")
     sync = SourceSync(_reload(path), watch=False)
     task = asyncio.create_task(sync.run())
     try:

@@ -29,5 +29,7 @@ def other_version(found: object, current: int | str) -> str:
     if isinstance(found, int) and isinstance(current, int) and not isinstance(found, bool):
         return "an older" if found < current else "a newer"
     if isinstance(found, str) and isinstance(current, str):
+        if found.isdigit() and current.isdigit():  # "9" is older than "10", not newer
+            return "an older" if int(found) < int(current) else "a newer"
         return "an older" if found < current else "a newer"
     return "another"  # none recorded, or not a version number

@@ -1,8 +1,9 @@
 """Answer quality on docbot's own development question sets, run through the real pipeline.
 
-The sets (`benchmarks/questions/*.jsonl`, one file per shared corpus) were written for this
-benchmark: questions phrased as engineers write them in Slack, about a third on-topic but not
-answered by the docs, some in Chinese and Spanish. Each question belongs to the `train` or the
+The sets (`benchmarks/questions/*.jsonl`, one file per shared corpus and one over docbot's own
+manual in `docs/`, the bundled demo) were written for this benchmark: questions phrased as
+engineers write them in Slack, about a third on-topic but not answered by the docs, some in
+Chinese and Spanish. Each question belongs to the `train` or the
 `test` split by a hash of its id (`split_of`), so the split never depends on the order or the
 number of questions. Tune on `train`; `test` is for measuring only, and this script refuses to
 list its misses.
@@ -52,12 +53,16 @@ from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = REPO / "benchmarks" / "questions"
-# Set name -> (folder under ../shared/corpora, globs left out of the collection).
+# Set name (the collection's name) -> (folder under ../shared/corpora, or an absolute folder;
+# globs left out of the collection).
 SETS: dict[str, tuple[str, tuple[str, ...]]] = {
     "httpx": ("httpx-docs", ()),
     "django": ("django-docs", ("faq/**",)),  # the FAQ is the Django FAQ benchmark's own set
     "python": ("python-docs-3.11", ()),
     "peps": ("peps", ()),
+    # docbot's own manual, the bundled demo, left out as docbot.yml leaves it out (benchmark
+    # notes are not user documentation). An absolute folder: `CORPORA / folder` is the folder.
+    "docbot-docs": (str(REPO / "docs"), ("performance*.md",)),
 }
 TEST_SHARE = 0.4  # share of each set held out for measuring
 

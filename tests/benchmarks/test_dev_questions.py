@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from fnmatch import fnmatch
+from pathlib import Path
 
 import pytest
+import yaml
 
-from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions, split_of
+from benchmarks.dev_questions import CORPORA, REPO, SETS, Question, load_questions, split_of
+
+MANUAL = "docbot-docs"  # the set over docbot's own manual, named as docbot.yml names it
 
 
 def _all() -> list[Question]:
@@ -66,12 +71,48 @@ def test_expected_files_exist_in_their_corpus() -> None:
             assert (root / path).is_file(), f"{q.id}: {path} is not in {root}"
 
 
+def _assert_verbatim(q: Question) -> None:
+    """Case kept, whitespace normalised: a string is text of the answering passage."""
+    root = CORPORA / SETS[q.corpus][0]
+    texts = [_norm((root / p).read_text(encoding="utf-8")) for p in q.expected]
+    found = [s for s in q.strings if any(_norm(s) in t for t in texts)]
+    missing = [s for s in q.strings if s not in found and (q.id, s) not in NOT_VERBATIM]
+    assert found and not missing, f"{q.id}: {missing or q.strings} not in {q.expected}"
+
+
 @pytest.mark.skipif(not CORPORA.is_dir(), reason="../shared is absent")
 def test_every_string_is_verbatim_in_an_expected_file() -> None:
-    """Case kept, whitespace normalised: a string is text of the answering passage."""
     for q in (q for q in _all() if q.answerable):
-        root = CORPORA / SETS[q.corpus][0]
-        texts = [_norm((root / p).read_text(encoding="utf-8")) for p in q.expected]
-        found = [s for s in q.strings if any(_norm(s) in t for t in texts)]
-        missing = [s for s in q.strings if s not in found and (q.id, s) not in NOT_VERBATIM]
-        assert found and not missing, f"{q.id}: {missing or q.strings} not in {q.expected}"
+        _assert_verbatim(q)
+
+
+def _demo_collection() -> tuple[Path, list[str]]:
+    """The folder and the excluded globs of the manual's collection in the repo's docbot.yml."""
+    demo = yaml.safe_load((REPO / "docbot.yml").read_text(encoding="utf-8"))
+    (docs,) = [c for c in demo["collections"] if c["name"] == MANUAL]
+    return REPO / docs["path"], [str(glob) for glob in docs.get("exclude", [])]
+
+
+def test_the_manual_set_is_the_demo_collection_asked_as_in_slack() -> None:
+    """45-60 questions over docs/ as docbot.yml indexes it: a third not answered by the manual,
+    some in Spanish and Chinese, both kinds in both splits."""
+    folder, exclude = SETS[MANUAL]
+    assert (Path(folder), list(exclude)) == _demo_collection()
+    questions = load_questions(MANUAL)
+    assert 45 <= len(questions) <= 60
+    assert 0.28 <= sum(not q.answerable for q in questions) / len(questions) <= 0.40
+    langs = Counter(q.lang for q in questions)
+    assert langs["es"] >= 2 and langs["zh"] >= 2
+    for split in ("train", "test"):
+        kinds = {q.answerable for q in questions if q.split == split}
+        assert kinds == {True, False}, split
+
+
+def test_the_manual_sets_answers_are_in_files_the_demo_indexes() -> None:
+    """Checked without ../shared: the manual ships in the repo."""
+    folder, exclude = _demo_collection()
+    for q in (q for q in load_questions(MANUAL) if q.answerable):
+        for path in q.expected:
+            assert (folder / path).is_file(), f"{q.id}: {path} is not in {folder}"
+            assert not any(fnmatch(path, g) for g in exclude), f"{q.id}: {path} is not indexed"
+        _assert_verbatim(q)

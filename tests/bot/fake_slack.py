@@ -17,6 +17,7 @@ from aiohttp import WSMsgType, web
 
 BOT_TOKEN = "xoxb-fake-docbot-token"
 APP_TOKEN = "xapp-fake-docbot-token"
+DROPPED = 0  # a Call's status when the fake dropped the connection instead of answering
 
 
 @dataclass
@@ -37,6 +38,7 @@ class _Failure:
     remaining: int
     body: str | None = None  # instead of Slack's JSON, e.g. a proxy's HTML error page
     content_type: str = "text/html"
+    after: bool = False  # the call takes effect first, and only its answer is lost
 
 
 @dataclass
@@ -77,11 +79,22 @@ class FakeSlack:
         failure = _Failure(status, retry_after, count, body, content_type)
         self._failures.setdefault(method, []).append(failure)
 
+    def lose_next_answer(self, method: str, status: int | None = None, count: int = 1) -> None:
+        """The next `count` calls of `method` take effect (a post is posted), then their answer
+        is lost: HTTP `status` (a 500 after the work was done), or, with None, the connection is
+        dropped before any answer (what a timeout looks like to the client, without the wait)."""
+        failure = _Failure(status or DROPPED, None, count, after=True)
+        self._failures.setdefault(method, []).append(failure)
+
     def refuse(self, method: str, error: str) -> None:
         """Every call of `method` is answered `{"ok": false, "error": error}` (HTTP 200), as a
         workspace answers a method it does not offer here, e.g. assistant.threads.setStatus
         with `not_allowed`, or chat.startStream with `unknown_method` on an older Slack."""
         self._refusals[method] = error
+
+    def allow(self, method: str) -> None:
+        """`method` is answered normally again after `refuse`."""
+        self._refusals.pop(method, None)
 
     def hold(self, method: str) -> asyncio.Event:
         """Calls of `method` are recorded at once but answered only after the event is set."""
@@ -171,6 +184,14 @@ class FakeSlack:
             await gate.wait()
         failure = self._take_failure(method)
         headers = {}
+        if failure is not None and failure.after:
+            self._answer(method, params)  # done, and then the answer is lost
+            call.status, call.response = failure.status, {"ok": False, "error": "fatal_error"}
+            if failure.status == DROPPED:
+                call.response = {}
+                assert request.transport is not None
+                request.transport.close()
+            return web.json_response(call.response, status=failure.status or 500)
         if failure is not None:
             call.status = failure.status
             call.response = {
@@ -265,6 +286,8 @@ class FakeSlack:
                 return {"ok": True, "channel": params.get("channel"), "ts": ts, "message": message}
             case "conversations.replies":
                 return self._replies(params)
+            case "conversations.history":
+                return self._history(params)
             case "assistant.threads.setStatus":
                 if not params.get("channel_id") or not params.get("thread_ts"):
                     return {"ok": False, "error": "invalid_arguments"}
@@ -356,6 +379,21 @@ class FakeSlack:
                 thread in (message["ts"], message.get("thread_ts"))
                 and float(message["ts"]) >= oldest
             ):
+                shown = dict(message)
+                if not with_metadata:
+                    shown.pop("metadata", None)
+                found.append(shown)
+        return {"ok": True, "messages": found, "has_more": False}
+
+    def _history(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The channel's own messages (not thread replies) from `oldest` on, newest first, as
+        Slack lists them (metadata only when asked for), one page."""
+        channel = str(params.get("channel"))
+        oldest = float(params.get("oldest") or 0)
+        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
+        found = []
+        for message in reversed(self.messages.get(channel, [])):
+            if message.get("thread_ts") in (None, message["ts"]) and float(message["ts"]) >= oldest:
                 shown = dict(message)
                 if not with_metadata:
                     shown.pop("metadata", None)

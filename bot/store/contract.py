@@ -274,6 +274,19 @@ class FeedbackLog(Protocol):
         """The owners' note could not be posted: the next press, on any copy, may try again."""
         ...
 
+    def doubt_escalation(self, answer_id: int) -> None:
+        """The owners' note may or may not have been posted (Slack's answer was lost and the
+        thread could not be read to tell): the claim is kept, so nobody asks again blindly, but
+        marked unsure, so that one later press may look for the note (`recheck_escalation`)."""
+        ...
+
+    def recheck_escalation(self, answer_id: int) -> AnswerRecord | None:
+        """An unsure claim on this answer's question, taken by exactly one caller across
+        processes (the mark is cleared): the answer whose thread the note may be in. None when
+        the question's claim is not unsure, or there is none. The taker then settles it: keeps
+        it (the note is there, or was posted now), releases it, or doubts it again."""
+        ...
+
     def invite_reason(self, answer_id: int, user: str) -> None: ...
     def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...

@@ -237,6 +237,12 @@ class PostgresAnswerStore:
     def release_escalation(self, answer_id: int) -> None:
         self._db.run(lambda c: feedback.release_escalation(c, answer_id))
 
+    def doubt_escalation(self, answer_id: int) -> None:
+        self._db.run(lambda c: feedback.doubt_escalation(c, answer_id))
+
+    def recheck_escalation(self, answer_id: int) -> AnswerRecord | None:
+        return self._db.run(lambda c: feedback.recheck_escalation(c, answer_id, self.where))
+
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new
         invitation on the same answer restarts the window."""

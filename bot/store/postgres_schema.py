@@ -115,6 +115,12 @@ STEPS = (
             )""",
         ),
     ),
+    # A note whose post may or may not have reached Slack (the answer was lost, and the thread
+    # could not be read to tell) keeps its claim, marked unsure: the next press looks again.
+    Step(
+        "escalations: a note that may not have been posted is looked for again",
+        ("ALTER TABLE question_escalations ADD COLUMN unsure BOOLEAN NOT NULL DEFAULT FALSE",),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

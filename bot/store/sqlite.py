@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bot.store import sqlite_escalations as escalations
 from bot.store import sqlite_ledger as ledger
 from bot.store.contract import (
     BUTTON_MARK,
@@ -263,20 +264,19 @@ class SQLiteAnswerStore:
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         with self._write() as conn:
             self._require_answer(conn, answer_id)
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO question_escalations "
-                "SELECT team, channel, question_ts, id, ?, ? FROM answers WHERE id = ?",
-                (user, at, answer_id),
-            )
-            return cursor.rowcount == 1
+            return escalations.claim(conn, answer_id, user, at)
 
     def release_escalation(self, answer_id: int) -> None:
         with self._write() as conn:
-            conn.execute(
-                "DELETE FROM question_escalations WHERE (team, channel, question_ts) IN "
-                "(SELECT team, channel, question_ts FROM answers WHERE id = ?)",
-                (answer_id,),
-            )
+            escalations.release(conn, answer_id)
+
+    def doubt_escalation(self, answer_id: int) -> None:
+        with self._write() as conn:
+            escalations.doubt(conn, answer_id)
+
+    def recheck_escalation(self, answer_id: int) -> AnswerRecord | None:
+        with self._write() as conn:
+            return escalations.recheck(conn, answer_id, _ANSWER_COLUMNS, str(self._path))
 
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new

@@ -1,7 +1,8 @@
 """ "Still need help?": hands a question docbot could not answer well to the people who own the
 docs. Only the asker or a member of the channel may press it (asked of Slack; any doubt says
 no), and it fires once per answer, whichever copy of it is pressed (the store's claim per
-question, atomic across processes)."""
+question, atomic across processes), even when Slack's answer to the note's post is lost (the
+note is looked for in Slack before it is posted again: _post_note)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
+from bot.escalation_notes import note_metadata, note_posted
 from bot.failures import log_failure
 from bot.interactive import ButtonPress
 from bot.members import is_member
@@ -22,12 +24,13 @@ from bot.render.escalation import (
     escalation_failed,
     escalation_not_allowed,
     escalation_note,
+    escalation_unconfirmed,
     no_owners,
 )
 from bot.render.feedback import not_my_answer
-from bot.replies import MESSAGE_TS, answer_thread, tell
+from bot.replies import MESSAGE_TS, Unknown, answer_thread, tell
 from bot.store import AnswerRecord
-from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from bot.webapi import SLACK_CALL_ERRORS, maybe_done, slack_error, unrepeated
 from grounding.answer import Answer
 from retrieval.config import Config
 
@@ -94,16 +97,57 @@ async def _escalate(
     owners = owners_of(config, collections)
     if not owners:
         return no_owners()
-    at = deps.now().isoformat()
-    if not await asyncio.to_thread(deps.store.claim_escalation, record.id, press.user, at):
-        return escalated_already()
     note = escalation_note(press.user, record.question, owners, collections)
+    if await asyncio.to_thread(
+        deps.store.claim_escalation, record.id, press.user, deps.now().isoformat()
+    ):
+        return await _post_note(deps, client, record, note)
+    doubted = await asyncio.to_thread(deps.store.recheck_escalation, record.id)
+    if doubted is None:
+        return escalated_already()
+    # An earlier note may or may not have been posted: look, and post only if it is missing.
     try:
-        await client.chat_postMessage(
-            channel=record.channel, thread_ts=answer_thread(record), **post_kwargs(note)
-        )
+        if await note_posted(client, doubted):
+            return escalated_already()
+    except Unknown:
+        await asyncio.to_thread(deps.store.doubt_escalation, record.id)
+        return escalation_unconfirmed()
+    return await _post_note(deps, client, doubted, note)
+
+
+async def _post_note(
+    deps: ListenerDeps, client: AsyncWebClient, record: AnswerRecord, note: Message
+) -> Message:
+    """Post the owners' note for `record`, whose escalation this caller holds, and settle the
+    claim: kept when the note is in Slack, released when it surely is not.
+
+    The post is never retried blind (only a 429 is: Slack did nothing). When it fails in a way
+    that may have posted it all the same (see maybe_done), the thread is read for the note's
+    metadata: there -> escalated; missing -> released, and the presser may try again. When
+    Slack cannot be read either, the claim is kept but marked unsure, and the presser is told
+    so: a second note is never posted on a guess, and the next press looks again before
+    posting, so a note that never arrived is not lost without anyone knowing."""
+    assert record.id is not None
+    try:
+        await unrepeated(client).chat_postMessage(
+            channel=record.channel, thread_ts=answer_thread(record),
+            metadata=note_metadata(record), **post_kwargs(note),
+        )  # fmt: skip
     except SLACK_CALL_ERRORS as exc:
-        log.error("posting the escalation of answer %s failed: %s", record.id, slack_error(exc))
-        await asyncio.to_thread(deps.store.release_escalation, record.id)
-        return escalation_failed()
+        if not maybe_done(exc):
+            log.error("posting the escalation of answer %s failed: %s", record.id,
+                      slack_error(exc))  # fmt: skip
+            await asyncio.to_thread(deps.store.release_escalation, record.id)
+            return escalation_failed()
+        log.warning("posting the escalation of answer %s may have failed (%s); looking for it",
+                    record.id, slack_error(exc))  # fmt: skip
+        try:
+            posted = await note_posted(client, record)
+        except Unknown:
+            await asyncio.to_thread(deps.store.doubt_escalation, record.id)
+            return escalation_unconfirmed()
+        if not posted:
+            await asyncio.to_thread(deps.store.release_escalation, record.id)
+            return escalation_failed()
+        log.info("the escalation of answer %s was posted despite the error", record.id)
     return escalated()

@@ -13,6 +13,7 @@ from typing import Any
 
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
@@ -23,6 +24,11 @@ SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
     TimeoutError,
 )
 BODY_CHARS = 80  # of a body that is not Slack's JSON, quoted in the description
+# Slack's codes for a call that failed part way: "it's possible some aspect of the operation
+# succeeded before the error was raised" (fatal_error, internal_error), or that it may yet do.
+MAYBE_DONE_CODES = frozenset(
+    {"fatal_error", "internal_error", "service_unavailable", "request_timeout", "ratelimited"}
+)
 
 
 def slack_error(exc: BaseException) -> str:
@@ -56,6 +62,25 @@ def slack_error_code(exc: BaseException) -> str | None:
     data = getattr(exc.response, "data", exc.response)
     code = data.get("error") if isinstance(data, Mapping) else None
     return code if isinstance(code, str) and code else None
+
+
+def maybe_done(exc: BaseException) -> bool:
+    """Whether a failed call may have taken effect all the same, so a post may be in Slack.
+
+    Definite (nothing was done): Slack's own refusal, answered in its JSON with a code such as
+    channel_not_found, not_in_channel or invalid_auth, and slack_sdk's errors raised before a
+    request is sent. Anything else may have been done: no answer at all (a timeout, a dropped
+    connection), a 5xx or 429 (after the client's retries), a body that is not Slack's JSON (a
+    proxy's error page), or one of MAYBE_DONE_CODES."""
+    if not isinstance(exc, SlackClientError):
+        return True  # a transport failure: the request may have reached Slack
+    if not isinstance(exc, SlackApiError):
+        return False
+    status = getattr(exc.response, "status_code", None) or getattr(exc.response, "status", None)
+    if isinstance(status, int) and (status >= 500 or status == 429):
+        return True
+    code = slack_error_code(exc)
+    return code is None or code in MAYBE_DONE_CODES
 
 
 class ObservedWebClient(AsyncWebClient):
@@ -94,6 +119,23 @@ def observed(client: AsyncWebClient, on_error: Callable[[str], None]) -> Observe
         team_id=client.default_params.get("team_id"), logger=client.logger,
         retry_handlers=client.retry_handlers,
     )  # fmt: skip
+
+
+def unrepeated(client: AsyncWebClient) -> AsyncWebClient:
+    """`client` for a call that must not be done twice, such as a one-off post: only a 429 is
+    retried (Slack did nothing), never a 5xx or a dropped connection, after which the post may
+    be in Slack already; the caller looks for it instead (see maybe_done)."""
+    handlers = [h for h in client.retry_handlers if isinstance(h, AsyncRateLimitErrorRetryHandler)]
+    options: dict[str, Any] = dict(
+        token=client.token, base_url=client.base_url, timeout=client.timeout, ssl=client.ssl,
+        proxy=client.proxy, session=client.session,
+        trust_env_in_session=client.trust_env_in_session, headers=client.headers,
+        team_id=client.default_params.get("team_id"), logger=client.logger,
+        retry_handlers=handlers,
+    )  # fmt: skip
+    if isinstance(client, ObservedWebClient):  # its failures are counted too
+        return ObservedWebClient(on_error=client.on_error, **options)
+    return AsyncWebClient(**options)
 
 
 def _clip(text: str) -> str:

@@ -83,5 +83,15 @@ def escalation_failed() -> Message:
     return _note("Sorry, I could not post the request for help; please try again in a minute.")
 
 
+def escalation_unconfirmed() -> Message:
+    """Slack may have posted the note but did not say so, and could not be asked: the claim
+    is kept (no second note on a guess) and the next press looks again before posting."""
+    return _note(
+        "Slack did not confirm that my request for help was posted, and I could not check. "
+        "If you do not see it in the thread in a minute, press *Still need help?* again: I "
+        "will look first, and ask the owners only if the request is missing."
+    )
+
+
 def _note(text: str) -> Message:
     return Message(text=text, blocks=(section(text),))

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from grounding.answer import Answer, AnswerStatus
-from grounding.evidence import EvidencePacket, PackPolicy
+from grounding.evidence import EvidencePacket, PacketSize, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest, Prompt
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
@@ -68,6 +68,10 @@ class RecordingGenerator:
     @property
     def name(self) -> str:
         return self._inner.name
+
+    @property
+    def packet_size(self) -> PacketSize:
+        return self._inner.packet_size  # the packet the reader itself would be given
 
     async def generate(self, request: GenerationRequest) -> Generation:
         self._recording.packets[-1] = request.packet

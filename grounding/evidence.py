@@ -47,6 +47,32 @@ class PackPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class PacketSize:
+    """How much a generator that reads its packet in code asks for, beyond the `answer:` config.
+
+    `answer.evidence_tokens` and `per_source_limit` size a model's prompt. A reader with no
+    prompt (the extractive generator) can afford a wider packet: it reads at least these many
+    tokens, chunks per file and hits; a larger config value still wins. `neighbours`, when
+    set, replaces the config's.
+    """
+
+    evidence_tokens: int
+    per_source_limit: int
+    k: int
+    neighbours: bool | None = None
+
+    def widen(self, policy: PackPolicy, k: int) -> tuple[PackPolicy, int]:
+        """The policy and number of hits this reader packs, from the ones configured."""
+        wider = replace(
+            policy,
+            evidence_tokens=max(policy.evidence_tokens, self.evidence_tokens),
+            per_source_limit=max(policy.per_source_limit, self.per_source_limit),
+            neighbours=policy.neighbours if self.neighbours is None else self.neighbours,
+        )
+        return wider, max(k, self.k)
+
+
+@dataclass(frozen=True, slots=True)
 class EvidenceItem:
     label: str  # E1..En
     chunk: Chunk

@@ -24,6 +24,7 @@ from grounding.generators.base import (
     GenerationError,
     GenerationRequest,
     Generator,
+    PacketReader,
     StreamingGenerator,
 )
 from grounding.progress import Checking, Reading, Report, Searching, ignore
@@ -82,6 +83,10 @@ class AnswerPipeline:
         rewrite_seconds: float = REWRITE_SECONDS,
         gate: Gate | None = None,
     ) -> None:
+        if isinstance(generator, PacketReader):
+            # No prompt to fit: the reader is packed the wider packet it asks for, while a
+            # model keeps the `answer:` budget (grounding/evidence.py `PacketSize`).
+            policy, k = generator.packet_size.widen(policy, k)
         self._retriever = retriever
         self._generator = generator
         self._counter = counter

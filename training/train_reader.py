@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.answer_quality import collection_config, squad_cases
 from benchmarks.dev_questions import SETS, corpus_config, load_questions
-from grounding.evidence import EvidencePacket, PackPolicy
+from grounding.evidence import EvidencePacket, PacketSize, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.claims import Ranked, claim_texts, select_spans
-from grounding.generators.extractive import INSUFFICIENT_MESSAGE, judge_reading
+from grounding.generators.extractive import INSUFFICIENT_MESSAGE, PACKET_SIZE, judge_reading
 from grounding.generators.question import Kind
 from grounding.generators.reader_model import WEIGHTS, Linear, ReaderModel, sigmoid
 from grounding.generators.reading import (
@@ -52,6 +52,7 @@ from grounding.generators.reading import (
     read,
 )
 from grounding.pipeline import AnswerPipeline
+from grounding.retriever import Retriever
 from grounding.schema import GroundedResponse
 from retrieval.config import Config
 from retrieval.embeddings import load_embedder
@@ -95,14 +96,21 @@ class Read:
 
 
 class _Recorder:
-    """A generator that keeps each packet and answers nothing: training needs packets only."""
+    """A generator that keeps each packet and answers nothing: training needs packets only.
+    It asks for the packet the extractive generator reads (`packet_size`), so the reader is fit
+    on the packets it will be given."""
 
-    def __init__(self) -> None:
+    def __init__(self, packet_size: PacketSize) -> None:
         self.packets: list[EvidencePacket | None] = []
+        self._packet_size = packet_size
 
     @property
     def name(self) -> str:
         return "recorder"
+
+    @property
+    def packet_size(self) -> PacketSize:
+        return self._packet_size
 
     async def generate(self, request: GenerationRequest) -> Generation:
         self.packets[-1] = request.packet
@@ -112,12 +120,19 @@ class _Recorder:
         return Generation(response=response)
 
 
-def packets(config: Config, questions: Sequence[str]) -> list[EvidencePacket | None]:
+def packets(
+    config: Config,
+    questions: Sequence[str],
+    packet_size: PacketSize = PACKET_SIZE,
+    retriever: Callable[[Index], Retriever] = lambda index: index,
+) -> list[EvidencePacket | None]:
+    """Each question's packet (None when nothing was packed or the gate answered);
+    `retriever` wraps the index (training/packet_sweep.py reweighs its fusion)."""
     build_index(config)
-    recorder = _Recorder()
+    recorder = _Recorder(packet_size)
     answer = config.answer
     pipeline = AnswerPipeline(
-        Index.load(config),
+        retriever(Index.load(config)),
         recorder,
         TiktokenCounter(),
         PackPolicy.from_config(answer),
@@ -153,22 +168,34 @@ def labelled(example: Example, packet: EvidencePacket, embedder: ReaderEmbedder)
     return Read(example, reading, labels)
 
 
-def collect(squad: int, seed: int, state: Path, embedder: ReaderEmbedder) -> list[Read]:
+def collect(
+    squad: int,
+    seed: int,
+    state: Path,
+    embedder: ReaderEmbedder,
+    packet_size: PacketSize = PACKET_SIZE,
+    retriever: Callable[[Index], Retriever] = lambda index: index,
+    squad_dir: Path | None = None,
+) -> list[Read]:
     out: list[Read] = []
     for corpus in sorted(SETS):
         train = [q for q in load_questions(corpus) if q.split == "train"]
         config = corpus_config(corpus, state / corpus)
-        for q, packet in zip(train, packets(config, [q.question for q in train]), strict=True):
+        found = packets(config, [q.question for q in train], packet_size, retriever)
+        for q, packet in zip(train, found, strict=True):
             example = Example("docs", q.question, q.answerable, q.expected, q.strings)
             if packet is not None:
                 out.append(labelled(example, packet, embedder))
         print(f"  {corpus}: {len(train)} train questions", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
-        docs = Path(tmp) / "docs"
-        docs.mkdir()
+        # A kept folder (training/packet_sweep.py reads it once per setting) keeps its index.
+        folder = squad_dir or Path(tmp)
+        docs = folder / "docs"
+        docs.mkdir(parents=True, exist_ok=True)
         cases = squad_cases(SQUAD_V2, docs, squad, seed)
-        config = collection_config(docs, Path(tmp))
-        for case, packet in zip(cases, packets(config, [c.question for c in cases]), strict=True):
+        config = collection_config(docs, folder)
+        found = packets(config, [c.question for c in cases], packet_size, retriever)
+        for case, packet in zip(cases, found, strict=True):
             example = Example(
                 "squad", case.question, bool(case.answers), (case.gold_path,), case.answers
             )
@@ -341,6 +368,18 @@ def choose(reads: Sequence[Read], ranker: Linear, answerer: Linear) -> tuple[flo
     return threshold, ratio, summary
 
 
+def fit_reader(reads: Sequence[Read], squad: int, seed: int) -> tuple[ReaderModel, str]:
+    """The ranker, the answerer, then their threshold and extra-passage ratio, from `reads`."""
+    ranker = train_ranker(reads)
+    answerer = train_answerer(reads, ranker)
+    threshold, ratio, summary = choose(reads, ranker, answerer)
+    trained_on = (
+        f"SQuAD v2.0 dev sample {squad} (seed {seed}) + docbot dev questions, train "
+        f"split; on docs train at the chosen threshold: {summary}"
+    )
+    return ReaderModel(ranker, answerer, threshold, ratio, trained_on), summary
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if os.environ.get("PYTHONHASHSEED") != "0":
         # Set iteration order can reach search scores in their last bits and reorder ties in
@@ -358,17 +397,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = load_embedder()
     print("reading packets ...", file=sys.stderr)
     reads = collect(args.squad, args.seed, args.state, embedder)
-    ranker = train_ranker(reads)
-    answerer = train_answerer(reads, ranker)
-    threshold, ratio, summary = choose(reads, ranker, answerer)
-    trained_on = (
-        f"SQuAD v2.0 dev sample {args.squad} (seed {args.seed}) + docbot dev questions, train "
-        f"split; on docs train at the chosen threshold: {summary}"
-    )
-    model = ReaderModel(ranker, answerer, threshold, ratio, trained_on)
+    model, summary = fit_reader(reads, args.squad, args.seed)
     args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n", encoding="utf-8")
+    threshold, ratio = model.threshold, model.extra_ratio
     print(f"wrote {args.out}: threshold {threshold}, extra ratio {ratio}; {summary}")
-    for name, lin in (("ranker", ranker), ("answerer", answerer)):
+    for name, lin in (("ranker", model.ranker), ("answerer", model.answerer)):
         pairs = ", ".join(f"{f} {w:+.2f}" for f, w in zip(lin.features, lin.weights, strict=True))
         print(f"  {name}: {pairs}, bias {lin.bias:+.2f}")
     return 0

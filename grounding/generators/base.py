@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 
 from grounding.answer import Usage
 from grounding.deadline import Deadline
-from grounding.evidence import EvidencePacket
+from grounding.evidence import EvidencePacket, PacketSize
 from grounding.schema import GroundedResponse
 from retrieval.errors import DocbotError
 
@@ -84,3 +84,12 @@ class StreamingGenerator(Generator, Protocol):
         validated from the whole text, is what counts; a failure raises GenerationError, maybe
         after some text was handed over."""
         ...
+
+
+@runtime_checkable
+class PacketReader(Protocol):
+    """A generator that reads its evidence in code, not in a model's prompt: the pipeline packs
+    it the wider packet it declares (`PacketSize.widen` of the configured policy and hits)."""
+
+    @property
+    def packet_size(self) -> PacketSize: ...

@@ -12,7 +12,7 @@ import asyncio
 import functools
 from dataclasses import dataclass
 
-from grounding.evidence import EvidencePacket
+from grounding.evidence import EvidencePacket, PacketSize
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.claims import Ranked, claim_texts, select_spans
 from grounding.generators.question import Kind
@@ -24,6 +24,12 @@ from retrieval.embeddings import load_embedder
 INSUFFICIENT_MESSAGE = (
     "The documents this conversation can read do not seem to answer this question."
 )
+
+
+# The packet the reader reads (at least; a larger `answer:` setting wins): chosen on the
+# development sets' train split by training/packet_sweep.py, each setting with the reader refit
+# on its own packets (docs/performance.md "The reader's packet (h5)").
+PACKET_SIZE = PacketSize(evidence_tokens=3000, per_source_limit=2, k=12)
 
 
 @functools.cache
@@ -91,7 +97,8 @@ class ExtractiveGenerator:
 
     `max_claims` caps the passages quoted (a code block shown with its prose is a claim of its
     own); `threshold` is the answerer's probability cutoff, by default the one the training
-    script chose. The model and the embedder are shared by every generator of the process.
+    script chose; `packet_size` is the packet it asks the pipeline for. The model and the embedder
+    are shared by every generator of the process.
     """
 
     def __init__(
@@ -101,6 +108,7 @@ class ExtractiveGenerator:
         *,
         model: ReaderModel | None = None,
         embedder: ReaderEmbedder | None = None,
+        packet_size: PacketSize = PACKET_SIZE,
     ) -> None:
         if max_claims < 1:
             raise ValueError(f"max_claims is {max_claims}: an answer needs at least one claim")
@@ -110,10 +118,16 @@ class ExtractiveGenerator:
         self._model = model
         self._threshold = threshold
         self._embedder = embedder
+        self._packet_size = packet_size
 
     @property
     def name(self) -> str:
         return "extractive"
+
+    @property
+    def packet_size(self) -> PacketSize:
+        """The packet it reads: wider than a model's prompt (see PACKET_SIZE)."""
+        return self._packet_size
 
     @property
     def model(self) -> ReaderModel:
@@ -134,6 +148,7 @@ class ExtractiveGenerator:
 
 __all__ = [
     "INSUFFICIENT_MESSAGE",
+    "PACKET_SIZE",
     "ExtractiveGenerator",
     "Judged",
     "extract",

@@ -123,7 +123,14 @@ class StoredSnapshot:
             raise self._damaged("its chunk records are cut short or too long")
         self._built: list[Chunk | None] = [None] * count
         self._lock = threading.Lock()
-        self.chunks: Sequence[Chunk] = _Chunks(self)
+
+    @property
+    def chunks(self) -> Sequence[Chunk]:
+        """The chunks by position, each built when first read. A new view per call, not an
+        attribute: a view held here would make a reference cycle, and the file's bytes and
+        every built chunk would then outlive their last user until the cyclic collector
+        ran (at 100k chunks, ~120 MB per whole read of the three snapshots)."""
+        return _Chunks(self)
 
     @property
     def name(self) -> str:

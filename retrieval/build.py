@@ -4,7 +4,9 @@ What is on disk and how it is kept whole: retrieval/manifest.py. What is reused:
 snapshot, an engine whose collection set did not change, a tantivy part (one collection's
 engine, retrieval/engine_parts.py) whose collection did not change, the stored search tokens
 of every unchanged file, a vectors file whose collection and model did not change, and any
-chunk's vector whose text the previous build embedded.
+chunk's vector whose text the previous build embedded. The previous snapshots are read with
+their chunks left as stored (snapshot_file.decode_lazily): only changed files' chunks are
+built, and an unchanged file's stored records are copied into its collection's next file.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -32,7 +32,8 @@ class FileRecord:
     sha256: str
     updated: str
     note: str
-    chunks: tuple[Chunk, ...]
+    # A tuple, or the chunks as stored (retrieval/snapshot_file.StoredChunks), built when read.
+    chunks: Sequence[Chunk]
 
     def __reduce__(self) -> tuple[type[FileRecord], tuple[object, ...]]:
         # As Chunk.__reduce__: constructor arguments, fast to unpickle.

@@ -211,7 +211,9 @@ def read_snapshot(
     if known is not None:
         return known
     # Bytes as written but unreadable: a docbot version whose classes differ wrote them.
-    return snapshot_file.decode(data, f"the collection snapshot {path}", run_index("again"))
+    # Chunks are built when read: a rebuild reads only its changed files' (decode_lazily).
+    where = f"the collection snapshot {path}"
+    return snapshot_file.decode_lazily(data, where, run_index("again"))
 
 
 def open_snapshot(

@@ -8,10 +8,12 @@ the collection (0.3 s for 70k chunks, most of a cold `docbot search`). So the fi
 
 The header is the snapshot pickled without its chunks, plus each file's chunk count; record
 `i` (bytes `offsets[i]:offsets[i+1]` of the records) is chunk `i`'s constructor arguments
-pickled, chunks in `set_chunks` order (files by path). `decode` rebuilds the whole snapshot
-(the builder); `StoredSnapshot` checks the size and the sha256 of the part before the records
-when opened, then decodes a chunk, checking its digest, on first access: damage anywhere is
-refused as soon as it is read, and a search hashes only what it reads.
+pickled, chunks in `set_chunks` order (files by path). `decode` rebuilds the whole snapshot;
+`decode_lazily` (the builder) leaves each file's chunks as stored (`StoredChunks`), built when
+read and copied as they are into the next file by `encode`. `StoredSnapshot` checks the size
+and the sha256 of the part before the records when opened, then decodes a chunk, checking its
+digest, on first access: damage anywhere is refused as soon as it is read, and a search hashes
+only what it reads.
 """
 
 from __future__ import annotations
@@ -47,23 +49,37 @@ def _digest(record: bytes | memoryview) -> bytes:
 
 
 def encode(snapshot: CollectionSnapshot) -> bytes:
-    chunks = [chunk for record in snapshot.files for chunk in record.chunks]
+    """The file's bytes. Chunks still held as stored (`StoredChunks`: a file a rebuild left
+    alone) are copied as their records and digests, not built and pickled again."""
     bare = dataclasses.replace(
         snapshot, files=tuple(dataclasses.replace(r, chunks=()) for r in snapshot.files)
     )
     counts = tuple(len(record.chunks) for record in snapshot.files)
     header = pickling.dumps((bare, counts))
-    records = [pickle.dumps(chunk.__reduce__()[1], protocol=_PROTOCOL) for chunk in chunks]
-    offsets = [0]
-    for record in records:
-        offsets.append(offsets[-1] + len(record))
+    records: list[bytes | memoryview] = []
+    lengths: list[int] = []
+    digests: list[bytes | memoryview] = []
+    with pickling.collector_paused():
+        for file in snapshot.files:
+            if isinstance(file.chunks, StoredChunks):
+                blob, sizes, digest = file.chunks.records()
+                records.append(blob)
+                lengths += sizes
+                digests.append(digest)
+                continue
+            for chunk in file.chunks:
+                record = pickle.dumps(chunk.__reduce__()[1], protocol=_PROTOCOL)
+                records.append(record)
+                lengths.append(len(record))
+                digests.append(_digest(record))
+    offsets = list(itertools.accumulate(lengths, initial=0))
     prefix = b"".join(
         (
             MAGIC,
-            _COUNTS.pack(len(header), len(chunks)),
+            _COUNTS.pack(len(header), len(lengths)),
             header,
             struct.pack(f"<{len(offsets)}Q", *offsets),
-            b"".join(_digest(record) for record in records),
+            b"".join(digests),
         )
     )
     return b"".join((prefix, hashlib.sha256(prefix).digest(), *records))
@@ -78,6 +94,22 @@ def decode(data: bytes, where: str, fix: str) -> CollectionSnapshot:
     files = tuple(
         dataclasses.replace(record, chunks=tuple(next(chunks) for _ in range(count)))
         for record, count in zip(stored.snapshot.files, stored.counts, strict=True)
+    )
+    return dataclasses.replace(stored.snapshot, files=files)
+
+
+def decode_lazily(data: bytes, where: str, fix: str) -> CollectionSnapshot:
+    """The snapshot with each file's chunks as `StoredChunks`, built when first read, from
+    bytes checked against the manifest's sha256 (errors: see StoredSnapshot).
+
+    A rebuild reads every previous snapshot but uses the chunks of changed files only: an
+    unchanged collection's chunks are never built, and `encode` copies an unchanged file's
+    records into the collection's next file as they are."""
+    stored = StoredSnapshot(data, where, fix, verified=True)
+    starts = itertools.accumulate(stored.counts, initial=0)  # one more than the files: the end
+    files = tuple(
+        dataclasses.replace(record, chunks=StoredChunks(stored, start, count))
+        for record, start, count in zip(stored.snapshot.files, starts, stored.counts, strict=False)
     )
     return dataclasses.replace(stored.snapshot, files=files)
 
@@ -122,6 +154,7 @@ class StoredSnapshot:
         if self._offsets[count] != len(self._records):
             raise self._damaged("its chunk records are cut short or too long")
         self._built: list[Chunk | None] = [None] * count
+        self._left: int = count  # chunks not built yet
         self._lock = threading.Lock()
 
     @property
@@ -153,25 +186,56 @@ class StoredSnapshot:
         if found is None:
             found = self._decode(position)
             with self._lock:
+                built = self._built[position]
+                if built is not None:
+                    return built  # another thread built it meanwhile
                 self._built[position] = found
+                self._left -= 1
         return found
 
     def every_chunk(self) -> list[Chunk]:
         """All the chunks, built in one pass with the garbage collector paused (as a whole
         pickle was read: pickling.py): 0.13 s for 40k chunks, not 0.3 s one by one."""
+        return self.chunk_range(0, self.chunk_count)
+
+    def chunk_range(self, start: int, end: int) -> list[Chunk]:
+        """The chunks at positions start..end-1, those not built yet built in one pass."""
         with self._lock, pickling.collector_paused():
             built = self._built
-            if self._verified and not any(built):
+            if self._left == 0:
+                return built[start:end]  # type: ignore[return-value]  # none is None
+            missing = [p for p in range(start, end) if built[p] is None]
+            if self._verified and len(missing) == end - start:
                 # Nothing to check per chunk: one tight loop (most of a builder's read).
-                ends, records, loads = self._offsets.tolist(), self._records, pickle.loads
+                ends = self._offsets[start : end + 1].tolist()
+                records, loads = self._records, pickle.loads
                 try:
-                    built[:] = [Chunk(*loads(records[a:b])) for a, b in itertools.pairwise(ends)]
+                    built[start:end] = [
+                        Chunk(*loads(records[a:b])) for a, b in itertools.pairwise(ends)
+                    ]
                 except (pickle.UnpicklingError, EOFError, TypeError, ValueError) as exc:
                     raise self._damaged(f"a chunk is unreadable ({exc})") from exc
-            for position, found in enumerate(built):
-                if found is None:
+            else:
+                for position in missing:
                     built[position] = self._decode(position)
-            return built  # type: ignore[return-value]  # none is None any more
+            self._left -= len(missing)
+            return built[start:end]  # type: ignore[return-value]  # none is None any more
+
+    def records(self, start: int, end: int) -> tuple[memoryview, list[int], memoryview]:
+        """The stored records of chunks start..end-1 (one blob), their lengths and their
+        digests, for `encode` to write into another snapshot file as they are. Only for a
+        file checked whole (`verified`), as `decode_lazily` opens it: nothing is checked here."""
+        if not self._verified:
+            raise ValueError("records are copied only from a file whose sha256 was checked")
+        offsets = self._offsets[start : end + 1].tolist()
+        blob = self._records[offsets[0] : offsets[-1]]
+        lengths = [b - a for a, b in itertools.pairwise(offsets)]
+        return blob, lengths, self._digests[_DIGEST * start : _DIGEST * end]
+
+    @property
+    def built(self) -> int:
+        """How many chunks have been built so far (read, or decoded for a search)."""
+        return len(self._built) - self._left
 
     def _decode(self, position: int) -> Chunk:
         start, end = self._offsets[position], self._offsets[position + 1]
@@ -219,6 +283,51 @@ class _Chunks(_ByPosition):
 
     def __iter__(self) -> Iterator[Chunk]:
         return iter(self._stored.every_chunk())  # whoever iterates reads them all
+
+
+class StoredChunks(_ByPosition):
+    """One file's chunks in a stored snapshot (positions start..start+count-1), each built
+    when first read; equal to any sequence of equal chunks. `encode` copies them as stored."""
+
+    def __init__(self, stored: StoredSnapshot, start: int, count: int) -> None:
+        self._stored, self._start, self._count = stored, start, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _at(self, index: int) -> Chunk:
+        return self._stored.chunk(self._start + index)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self._stored.chunk_range(self._start, self._start + self._count))
+
+    @property
+    def stored(self) -> StoredSnapshot:
+        """The snapshot file these chunks are read from."""
+        return self._stored
+
+    def records(self) -> tuple[memoryview, list[int], memoryview]:
+        return self._stored.records(self._start, self._start + self._count)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StoredChunks) and (other._stored, other._start, other._count) == (
+            self._stored,
+            self._start,
+            self._count,
+        ):
+            return True
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(other) == self._count and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __reduce__(self) -> tuple[type[tuple[Chunk, ...]], tuple[tuple[Chunk, ...]]]:
+        return tuple, (tuple(self),)  # pickled as the tuple of its chunks, not a view of a file
+
+    def __repr__(self) -> str:
+        return f"StoredChunks({list(self)!r})"
 
 
 class Concatenated(_ByPosition):

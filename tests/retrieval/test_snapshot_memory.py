@@ -23,7 +23,7 @@ def _snapshot_bytes(tmp_path: Path) -> bytes:
     build_index(config, WordCounter())
     root = index_root(config)
     entry = read_manifest(root)["collections"][0]
-    return (root / entry["snapshot"]).read_bytes()
+    return (root / str(entry["snapshot"])).read_bytes()
 
 
 def test_decoding_a_snapshot_keeps_no_reference_to_its_bytes(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ class Lease:
         self._heartbeat: asyncio.Task[None] | None = None
         self.finished = False
         self.posting = False
+        self.left_open = False
 
     @property
     def unclaimed(self) -> bool:
@@ -70,7 +71,7 @@ class Lease:
     ) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
-        if not self.finished and not self.unclaimed:
+        if not self.finished and not self.unclaimed and not self.left_open:
             try:
                 await asyncio.to_thread(self._ledger.release, self.key, self._owner)
             except StoreUnavailable:
@@ -78,6 +79,13 @@ class Lease:
             except Exception:
                 # The lease then lapses on its own within LEASE_SECONDS.
                 log.exception("releasing the claim on %s failed", self.key)
+
+    def leave_open(self) -> None:
+        """End the run without giving the claim up: for a post Slack may or may not have made
+        and that cannot be looked for now. Releasing would let the next press post it again;
+        left open, the claim lapses after its lease, and its next owner, taking it over, looks
+        for the post before making it."""
+        self.left_open = True
 
     async def begin_post(self) -> bool:
         """Whether this run may post: False when another owner took the claim over, or when the

@@ -1,26 +1,34 @@
 """ "Share in channel" under a private `/docbot` answer: posts that same stored answer in the
 channel, once, saying who asked; the shared message takes reactions and feedback like any answer.
+Once even when Slack posts it but its answer is lost: the copy is found again by its metadata.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
+from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.escalation import render_offering_help
 from bot.failures import log_failure
+from bot.found_again import find_posted
 from bot.interactive import ButtonPress
 from bot.leases import Lease
 from bot.render import post_kwargs
-from bot.render.commands import already_shared, share_failed, shared
-from bot.replies import tell
-from bot.store import AnswerRecord, EventKey
-from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from bot.render.commands import already_shared, share_failed, share_unconfirmed, shared
+from bot.replies import Unknown, tell
+from bot.store import AnswerRecord, Claim, EventKey
+from bot.webapi import SLACK_CALL_ERRORS, maybe_done, slack_error, unrepeated
+from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
+
+# The copy's message metadata names the private answer it copies, so it can be found again.
+SHARED_EVENT_TYPE = "docbot_shared_answer"
 
 
 async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress) -> None:
@@ -42,28 +50,79 @@ async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: Button
         await tell(client, press.channel, press.thread_ts, press.user, already_shared())
         return
     async with Lease(deps.store, key, deps.owner, claim, deps.renew_every) as lease:
-        message = shared(render_offering_help(live.config, record.answer), record.asker)
         try:
-            response = await client.chat_postMessage(channel=record.channel,
-                                                     **post_kwargs(message))  # fmt: skip
-        except SLACK_CALL_ERRORS as exc:
-            log.error("sharing answer %s failed: %s", record.id, slack_error(exc))
+            posted = await _share(live.config, client, record, first=claim is Claim.NEW)
+        except Unknown:
+            lease.leave_open()
+            await tell(client, press.channel, press.thread_ts, press.user, share_unconfirmed())
+            return
+        if posted is None:
             await tell(client, press.channel, press.thread_ts, press.user, share_failed())
             return
-        ts = str(response.get("ts") or "")
-        if ts:
-            await _save_shared(deps, record, ts)
-            await lease.finish(ts)
+        await _save_shared(deps, record, posted.ts)
+        await lease.finish(posted.ts)
+    if posted.found:
+        await tell(client, press.channel, press.thread_ts, press.user, already_shared())
+
+
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    ts: str
+    found: bool  # posted by an earlier press whose answer from Slack was lost
+
+
+async def _share(
+    config: Config, client: AsyncWebClient, record: AnswerRecord, *, first: bool
+) -> _Shared | None:
+    """Post the copy, once: None when it surely is not in the channel (logged).
+
+    The post is not retried blind (only a 429 is); after a failure that may have posted it
+    all the same (webapi.maybe_done), and before posting for a claim taken over from a press
+    that ended so, the channel is read for the copy's metadata. Raises replies.Unknown when
+    Slack cannot tell: the caller then leaves the claim to lapse rather than risk a second
+    copy, and the next press looks again."""
+    if not first:
+        found = await _posted_copy(client, record)
+        if found is not None:
+            return _Shared(found, found=True)
+    message = shared(render_offering_help(config, record.answer), record.asker)
+    try:
+        response = await unrepeated(client).chat_postMessage(
+            channel=record.channel, metadata=_share_metadata(record), **post_kwargs(message)
+        )
+    except SLACK_CALL_ERRORS as exc:
+        if not maybe_done(exc):
+            log.error("sharing answer %s failed: %s", record.id, slack_error(exc))
+            return None
+        log.warning("sharing answer %s may have failed (%s); looking for it", record.id,
+                    slack_error(exc))  # fmt: skip
+        found = await _posted_copy(client, record)
+        return None if found is None else _Shared(found, found=False)
+    ts = str(response.get("ts") or "")
+    return _Shared(ts, found=False) if ts else None
+
+
+def _share_metadata(record: AnswerRecord) -> dict[str, Any]:
+    return {"event_type": SHARED_EVENT_TYPE, "event_payload": {"answer_ts": record.reply_ts}}
+
+
+async def _posted_copy(client: AsyncWebClient, record: AnswerRecord) -> str | None:
+    return await find_posted(
+        client, record.channel, None, record.reply_ts, SHARED_EVENT_TYPE,
+        {"answer_ts": record.reply_ts},
+    )  # fmt: skip
 
 
 async def _save_shared(deps: ListenerDeps, record: AnswerRecord, ts: str) -> None:
-    """The shared message is an answer of its own: reactions and buttons on it count."""
+    """The shared message is an answer of its own: reactions and buttons on it count (saved
+    once: a copy found again may have been saved by the press that posted it)."""
     copy = AnswerRecord(
         team=record.team, channel=record.channel, thread_ts=ts, reply_ts=ts,
         question_ts=record.question_ts, asker=record.asker, question=record.question,
         answer=record.answer, created=deps.now().isoformat(),
     )  # fmt: skip
     try:
-        await asyncio.to_thread(deps.store.save_answer, copy)
+        if await asyncio.to_thread(deps.store.find_answer, copy.team, copy.channel, ts) is None:
+            await asyncio.to_thread(deps.store.save_answer, copy)
     except Exception:
         log_failure(log, "storing the shared answer %s failed", ts)

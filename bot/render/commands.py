@@ -42,6 +42,17 @@ def share_failed() -> Message:
     return Message(text, (context(text),))
 
 
+def share_unconfirmed() -> Message:
+    """Slack may have posted the copy without saying so, and could not be asked: the claim is
+    left to lapse, and the next press looks in the channel before posting."""
+    text = (
+        "Slack did not confirm that the answer was posted in the channel, and I could not "
+        "check. If it does not appear there, press *Share in channel* again in a minute: I "
+        "will look first, and post it only if it is missing."
+    )
+    return Message(text, (context(text),))
+
+
 def not_a_member() -> Message:
     """`/docbot` where docbot is not a member: Slack takes no reply from it there."""
     text = (

@@ -38,6 +38,8 @@ _DIM = 256
 _POOLING_VERSION = "1"
 # Rows gathered at once for one text: piece x dim x 4 bytes (4 MB here).
 PIECE_TOKENS = 4_096
+# Texts embedded at once from which a float16 table is first widened whole (see __init__).
+_WIDEN_AT = 16
 # Texts tokenized at once: bounds the tokenizer's per-token bookkeeping.
 _TOKENIZE_TEXTS = 512
 # Words whose BPE pieces the tokenizer remembers. Its default cache grew by ~150 MB while
@@ -80,7 +82,7 @@ class StaticEmbedder:
 
     def __init__(
         self,
-        table: npt.NDArray[np.float32],
+        table: npt.NDArray[np.float32] | npt.NDArray[np.float16],
         tokenizer: Tokenizer,
         name: str,
         piece_tokens: int = PIECE_TOKENS,
@@ -89,7 +91,16 @@ class StaticEmbedder:
             raise ValueError(f"an embedding table must be 2-D and non-empty, not {table.shape}")
         if piece_tokens < 1:
             raise ValueError(f"piece_tokens must be at least 1, not {piece_tokens}")
-        self._table = np.ascontiguousarray(table, dtype=np.float32)
+        # A float16 table (wordllama's own) is widened to float32 only when many texts are
+        # embedded (a build): widening all 32k rows was 0.05 s of every cold `docbot search`,
+        # which embeds one question; its rows are widened as gathered. Widening is exact, so a
+        # text's vector is the same either way, bit for bit.
+        self._table: npt.NDArray[np.float32] | npt.NDArray[np.float16]
+        self._wide: npt.NDArray[np.float32] | None = None
+        if table.dtype == np.float16:
+            self._table = np.ascontiguousarray(table, dtype=np.float16)
+        else:
+            self._table = self._wide = np.ascontiguousarray(table, dtype=np.float32)
         self._tokenizer = tokenizer
         self._name = name
         self._piece_tokens = piece_tokens
@@ -103,12 +114,13 @@ class StaticEmbedder:
         return self._name
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        table = self._table if len(texts) < _WIDEN_AT else self._wide_table()
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for start in range(0, len(texts), _TOKENIZE_TEXTS):
             group = list(texts[start : start + _TOKENIZE_TEXTS])
             encodings = self._tokenizer.encode_batch_fast(group, add_special_tokens=False)
             for offset, encoding in enumerate(encodings):
-                out[start + offset] = self._pool(np.asarray(encoding.ids, dtype=np.int64))
+                out[start + offset] = self._pool(table, np.asarray(encoding.ids, dtype=np.int64))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
@@ -119,13 +131,25 @@ class StaticEmbedder:
         encodings = self._tokenizer.encode_batch_fast(list(words), add_special_tokens=False)
         return [len(encoding.ids) for encoding in encodings]
 
-    def _pool(self, ids: npt.NDArray[np.int64]) -> Vectors:
+    def _wide_table(self) -> npt.NDArray[np.float32]:
+        """The table as float32, widened on first use (threads racing here build equal
+        copies; the last one stays)."""
+        if self._wide is None:
+            self._wide = self._table.astype(np.float32)
+        return self._wide
+
+    def _pool(
+        self,
+        table: npt.NDArray[np.float32] | npt.NDArray[np.float16],
+        ids: npt.NDArray[np.int64],
+    ) -> Vectors:
         """The sum of the rows of `ids`, gathered at most `piece_tokens` rows at a time."""
         # Ids past the table (added tokens) clamp to its last row, as wordllama does.
-        np.clip(ids, 0, self._table.shape[0] - 1, out=ids)
+        np.clip(ids, 0, table.shape[0] - 1, out=ids)
         total = np.zeros(self.dim, dtype=np.float32)
         for start in range(0, len(ids), self._piece_tokens):
-            total += self._table[ids[start : start + self._piece_tokens]].sum(axis=0)
+            rows = table[ids[start : start + self._piece_tokens]]
+            total += rows.astype(np.float32, copy=False).sum(axis=0)
         return total
 
 
@@ -160,7 +184,7 @@ def load_embedder() -> StaticEmbedder:
         resize_cache(_BPE_CACHE_WORDS)
     version = importlib.metadata.version("wordllama")
     name = f"wordllama-{_CONFIG}-{_DIM}@{version}/sum-pool-{_POOLING_VERSION}"
-    return StaticEmbedder(np.asarray(table, dtype=np.float32), tokenizer, name)
+    return StaticEmbedder(table, tokenizer, name)
 
 
 def _wordllama_folder() -> Path:

@@ -316,7 +316,7 @@ def _write_vectors(
     entries: dict[str, dict[str, Any]] = {}
     todo = []
     for name, snapshot in snapshots.items():
-        file = f"vectors/{name}-{fingerprint(snapshot, with_dates=False)}-{tag}.npy"
+        file = f"vectors/{name}-{fingerprint(snapshot, with_dates=False)}-{tag}.vectors"
         kept = previous.vectors.get(file)
         if kept is not None and _intact(root, kept[1], embedder, snapshot.chunk_count):
             entries[name] = dict(kept[1])

@@ -18,15 +18,16 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from retrieval import vectors_file
 from retrieval.chunks import Chunk
 from retrieval.collections import CollectionSnapshot
 from retrieval.corpus import index_text
-from retrieval.durable import verify_file, write_atomically_from
+from retrieval.durable import changed_message, verify_file, write_atomically_from
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.errors import DocbotError, IndexNotBuiltError
 
@@ -104,27 +105,13 @@ def fill(plan: Plan, embedder: Embedder, progress: Progress | None = None) -> Ve
 
 
 def write_vectors(path: Path, matrix: Vectors) -> tuple[int, str]:
-    """Store `matrix` durably as .npy; its size and sha256 for the manifest."""
-    write_atomically_from(path, lambda handle: np.save(handle, matrix, allow_pickle=False))
+    """Store `matrix` durably (retrieval/vectors_file.py); its size and sha256 for the manifest."""
+    prefix_dim = min(PREFIX_DIM, matrix.shape[1])
+    write_atomically_from(path, lambda handle: vectors_file.write(handle, matrix, prefix_dim))
     data_size = path.stat().st_size
     with path.open("rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return data_size, digest
-
-
-def read_vectors(path: Path, size: int, digest: str, rows: int, dim: int) -> Vectors:
-    """The matrix a manifest entry recorded, memory-mapped; IndexNotBuiltError if it differs."""
-    verify_file(path, size, digest)
-    try:
-        matrix = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise IndexNotBuiltError(f"{path}: unreadable vectors ({exc})") from exc
-    if matrix.dtype != np.float32 or matrix.shape != (rows, dim):
-        raise IndexNotBuiltError(
-            f"{path}: vectors of {matrix.dtype} {matrix.shape}, not float32 ({rows}, {dim})"
-        )
-    # A plain ndarray over the mapping: np.memmap's own indexing costs ~70 us per call.
-    return matrix.view(np.ndarray)  # type: ignore[no-any-return]
 
 
 # Dense search reads a 64-dimension prefix of every vector (the model is trained so its first
@@ -135,19 +122,80 @@ SHORTLIST = 1000
 
 
 def normalised_prefix(matrix: Vectors, dim: int = PREFIX_DIM) -> Vectors:
-    prefix = np.array(matrix[:, :dim], dtype=np.float32)
-    norms = np.linalg.norm(prefix, axis=1, keepdims=True)
-    np.divide(prefix, norms, out=prefix, where=norms > 0)
-    return prefix
+    return vectors_file.normalised_prefix(matrix, dim)
+
+
+class VectorBlock(Protocol):
+    """One collection's vectors as a search reads them: every prefix, some full rows."""
+
+    @property
+    def prefix(self) -> Vectors:
+        """(rows, min(PREFIX_DIM, dim)) float32, each row L2-normalised (a zero row stays
+        zero)."""
+        ...
+
+    def __len__(self) -> int: ...
+
+    def gather(self, positions: npt.NDArray[np.int64]) -> Vectors:
+        """The full vectors of these rows."""
+        ...
+
+
+class InMemoryVectors:
+    """A VectorBlock over a matrix in memory (its prefixes computed here)."""
+
+    def __init__(self, matrix: Vectors) -> None:
+        self._matrix = matrix
+        self.prefix = normalised_prefix(matrix)
+
+    def __len__(self) -> int:
+        return len(self._matrix)
+
+    def gather(self, positions: npt.NDArray[np.int64]) -> Vectors:
+        return self._matrix[positions]
+
+
+def open_vectors(
+    root: Path, entry: Mapping[str, Any], *, whole: bool, fix: str
+) -> vectors_file.StoredVectors:
+    """The vectors file a manifest entry names, of its recorded size and shape; IndexNotBuiltError
+    if not (a VectorsFileError's message ends with `fix`). `whole`: its sha256 is checked now
+    (a long-lived load); otherwise the part read whole (prefixes, row checksums) now and each
+    full row when read."""
+    path = root / str(entry["file"])
+    size, rows, dim = int(entry["bytes"]), int(entry["rows"]), int(entry["dim"])
+    if whole:
+        verify_file(path, size, str(entry["sha256"]))
+    else:
+        try:
+            found = path.stat().st_size
+        except OSError as exc:
+            raise IndexNotBuiltError(f"{path} is unreadable ({exc.strerror or exc})") from exc
+        if found != size:
+            raise IndexNotBuiltError(changed_message(path, found, size))
+    where = f"the dense vectors file {path}"
+    stored = vectors_file.StoredVectors(path, where, fix, verified=whole)
+    prefix_dim = min(PREFIX_DIM, dim)
+    if (stored.rows, stored.dim, stored.prefix.shape[1]) != (rows, dim, prefix_dim):
+        raise IndexNotBuiltError(
+            f"{path}: vectors of ({stored.rows}, {stored.dim}) with {stored.prefix.shape[1]}-"
+            f"dimension prefixes, not ({rows}, {dim}) with {prefix_dim}"
+        )
+    return stored
+
+
+def read_entry(root: Path, file: str, entry: Mapping[str, Any]) -> Vectors:
+    """The full matrix a manifest entry recorded (checked whole: the builder reuses its rows),
+    memory-mapped; IndexNotBuiltError if it differs."""
+    return open_vectors(root, dict(entry, file=file), whole=True, fix="it is embedded again").full
 
 
 class DenseScorer:
     """Dense scores of questions against the chunks of a set of collections, in set order."""
 
-    def __init__(self, embedder: Embedder, matrices: Mapping[str, Vectors]) -> None:
+    def __init__(self, embedder: Embedder, blocks: Mapping[str, VectorBlock]) -> None:
         self._embedder = embedder
-        self._matrices = dict(matrices)
-        self._prefixes = {name: normalised_prefix(m) for name, m in self._matrices.items()}
+        self._blocks = dict(blocks)
 
     @property
     def model(self) -> str:
@@ -159,8 +207,7 @@ class DenseScorer:
 
     def side(self, names: Sequence[str], query: npt.NDArray[np.float32]) -> ShortlistScores:
         """The dense side of fusion for the chunks of `names` (collections by name)."""
-        blocks = [(self._matrices[name], self._prefixes[name]) for name in sorted(names)]
-        return ShortlistScores(blocks, query)
+        return ShortlistScores([self._blocks[name] for name in sorted(names)], query)
 
 
 class ShortlistScores:
@@ -171,16 +218,16 @@ class ShortlistScores:
 
     def __init__(
         self,
-        blocks: Sequence[tuple[Vectors, Vectors]],
+        blocks: Sequence[VectorBlock],
         query: Vectors,
         shortlist: int = SHORTLIST,
     ) -> None:
-        """`blocks`: (full vectors, their normalised prefix) per collection, in set order."""
+        """`blocks`: the vectors of each collection, in set order."""
         self._blocks = list(blocks)
         self._query = query
         self._shortlist = shortlist
         self._ranked: npt.NDArray[np.int64] | None = None
-        self._offsets = np.cumsum([0] + [len(full) for full, _ in self._blocks])
+        self._offsets = np.cumsum([0] + [len(block) for block in self._blocks])
 
     @property
     def size(self) -> int:
@@ -200,7 +247,7 @@ class ShortlistScores:
             return np.zeros(0, dtype=np.int64)
         prefix = self._query[:PREFIX_DIM]
         norm = float(np.linalg.norm(prefix))
-        rough = np.concatenate([p @ (prefix / norm) for _, p in self._blocks])
+        rough = np.concatenate([block.prefix @ (prefix / norm) for block in self._blocks])
         if len(rough) > self._shortlist:
             cut = np.partition(rough, len(rough) - self._shortlist)[len(rough) - self._shortlist]
             shortlist = np.flatnonzero(rough >= cut)  # ties at the cut all stay: deterministic
@@ -212,18 +259,8 @@ class ShortlistScores:
     def at(self, positions: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         out = np.zeros(len(positions), dtype=np.float32)
         block = np.searchsorted(self._offsets, positions, side="right") - 1
-        for b, (full, _) in enumerate(self._blocks):
+        for b, vectors in enumerate(self._blocks):
             mine = np.flatnonzero(block == b)
             if len(mine):
-                out[mine] = full[positions[mine] - self._offsets[b]] @ self._query
+                out[mine] = vectors.gather(positions[mine] - self._offsets[b]) @ self._query
         return out
-
-
-def read_entry(root: Path, file: str, entry: Mapping[str, Any]) -> npt.NDArray[np.float32]:
-    return read_vectors(
-        root / file,
-        int(entry["bytes"]),
-        str(entry["sha256"]),
-        int(entry["rows"]),
-        int(entry["dim"]),
-    )

@@ -23,24 +23,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from retrieval.artifact import load_root
 from retrieval.chunks import Chunk, Hit
-from retrieval.collections import chunking_key, selection_key
 from retrieval.config import Config
 from retrieval.corpus import collection_sets, index_text, set_chunks
-from retrieval.dense import DenseScorer, read_entry
-from retrieval.durable import verify_folder
+from retrieval.dense import DenseScorer
 from retrieval.embeddings import Embedder, load_embedder
-from retrieval.engines import Engine, build_engine, choose_engine, open_engine
-from retrieval.errors import IndexNotBuiltError, IndexOutdatedError
+from retrieval.engines import Engine, build_engine, choose_engine
+from retrieval.errors import IndexNotBuiltError
 from retrieval.fusion import DEPTH, DenseSide, ExactScores, Ranked, weighted
-from retrieval.manifest import index_root, open_snapshot, read_manifest, run_index
-from retrieval.scopes import Scope, check_exclusive_files, readers
+from retrieval.index_files import load_snapshots, open_engines, open_vectors, to_read
+from retrieval.manifest import index_root, read_manifest, run_index
+from retrieval.scopes import Scope, check_exclusive_files
 from retrieval.snapshot_file import Concatenated, StoredSnapshot
 from retrieval.text import tokenize
 
@@ -138,8 +136,8 @@ class Index:
         wanted = None if collections is None else frozenset(collections)
         try:
             entries = {entry["name"]: entry for entry in manifest["collections"]}
-            names = _to_read(config, wanted)
-            snapshots = _load_snapshots(root, config, entries, names, whole=wanted is None)
+            names = to_read(config, wanted)
+            snapshots = load_snapshots(root, config, entries, names, whole=wanted is None)
             # Again at load: the config may have changed readers since the index was built.
             check_exclusive_files(
                 config, {name: [r.path for r in snap.files] for name, snap in snapshots.items()}
@@ -147,11 +145,11 @@ class Index:
             if wanted is not None:
                 # Read only to check that no file is shared with a wanted collection.
                 snapshots = {name: snap for name, snap in snapshots.items() if name in wanted}
-            engines = _open_engines(root, manifest["sets"], snapshots)
+            engines = open_engines(root, manifest["sets"], snapshots)
             dense = None
             if config.retrieval.dense:
                 embedder = embedder if embedder is not None else load_embedder()
-                dense = _open_vectors(root, entries, snapshots, embedder)
+                dense = open_vectors(root, entries, snapshots, embedder, whole=wanted is None)
             generation = str(manifest["generation"])
             return cls(config, generation, snapshots, engines, dense, partial=wanted is not None)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -283,124 +281,3 @@ def _neighbours(
                 found[every[i].chunk_id] = (stored.chunks, first, end, i)
             first = end
     return found
-
-
-def _to_read(config: Config, wanted: frozenset[str] | None) -> frozenset[str]:
-    """The collections a load reads: `wanted` (all when None), and any other collection whose
-    folder nests in or holds a wanted one's with other readers, so that the check that no file
-    is indexed by two collections with different readers still sees both sides."""
-    everything = frozenset(collection.name for collection in config.collections)
-    if wanted is None:
-        return everything
-    mine = [c for c in config.collections if c.name in wanted]
-    overlapping = {
-        other.name
-        for other in config.collections
-        for collection in mine
-        if other.name not in wanted
-        and readers(other) != readers(collection)
-        and _nested(other.folder, collection.folder)
-    }
-    return (wanted & everything) | overlapping
-
-
-def _nested(a: Path, b: Path) -> bool:
-    return a == b or a in b.parents or b in a.parents
-
-
-def _load_snapshots(
-    root: Path,
-    config: Config,
-    entries: Mapping[str, Mapping[str, Any]],
-    names: frozenset[str],
-    *,
-    whole: bool,
-) -> dict[str, StoredSnapshot]:
-    expected = chunking_key(config.search)
-    snapshots = {}
-    for collection in config.collections:
-        if collection.name not in names:
-            continue
-        entry = entries.get(collection.name)
-        if entry is None:
-            raise IndexNotBuiltError(
-                f"collection {collection.name!r} is configured but not in the index: "
-                f"{run_index('to add it')}"
-            )
-        if entry["chunking"] != expected:
-            raise IndexNotBuiltError(
-                f"the chunking settings changed since the index was built ({entry['chunking']} "
-                f"-> {expected}): {run_index('to rebuild')}"
-            )
-        if entry.get("selection") != selection_key(collection):
-            # The index may hold files the config now excludes, or miss ones it now includes.
-            raise IndexNotBuiltError(
-                f"collection {collection.name!r} selects other files than when the index was "
-                f"built (its path, include or exclude changed): {run_index('to rebuild')}"
-            )
-        # A whole load (serve, ask) checks whole files; a scope's (one search), what it reads.
-        snapshots[collection.name] = open_snapshot(root, entry, whole=whole)
-    return snapshots
-
-
-def _open_engines(
-    root: Path, sets: Sequence[Mapping[str, Any]], snapshots: Mapping[str, StoredSnapshot]
-) -> dict[tuple[str, ...], Engine]:
-    """The built engines of the sets whose collections are all still configured."""
-    engines = {}
-    for entry in sets:
-        names = tuple(entry["collections"])
-        if all(name in snapshots for name in names):
-            folder = root / "engines" / entry["key"]
-            try:
-                verify_folder(folder, entry["files"])
-                engines[names] = open_engine(folder)
-            except IndexOutdatedError as exc:  # not damage: the next build writes a new one
-                raise IndexOutdatedError(
-                    f"the search engine for {', '.join(names)} needs rebuilding: {exc}: "
-                    f"{run_index('again')}"
-                ) from exc
-            except IndexNotBuiltError as exc:
-                raise IndexNotBuiltError(
-                    f"the search engine for {', '.join(names)} is damaged ({exc}): "
-                    f"{run_index('again')}"
-                ) from exc
-    return engines
-
-
-def _open_vectors(
-    root: Path,
-    entries: Mapping[str, Mapping[str, Any]],
-    snapshots: Mapping[str, StoredSnapshot],
-    embedder: Embedder,
-) -> DenseScorer:
-    """Every configured collection's vectors, checked against the manifest and the model."""
-    matrices = {}
-    for name, snapshot in snapshots.items():
-        entry = entries[name].get("vectors")
-        if not isinstance(entry, dict):
-            raise IndexNotBuiltError(
-                f"the index has no dense vectors for collection {name!r} (it was built with "
-                f"`retrieval: {{dense: false}}`): {run_index('to add them')}, or set "
-                "`retrieval: {dense: false}` in the config to search with BM25 alone"
-            )
-        if entry["model"] != embedder.name:
-            raise IndexNotBuiltError(
-                f"the vectors of collection {name!r} were made by the embedding model "
-                f"{entry['model']!r}, not {embedder.name!r}, which this docbot uses: "
-                f"{run_index('again')}"
-            )
-        if (entry["rows"], entry["dim"]) != (snapshot.chunk_count, embedder.dim):
-            raise IndexNotBuiltError(
-                f"the vectors of collection {name!r} do not fit its chunks "
-                f"({entry['rows']}x{entry['dim']} for {snapshot.chunk_count} chunks of "
-                f"{embedder.dim} dimensions): {run_index('again')}"
-            )
-        try:
-            matrices[name] = read_entry(root, str(entry["file"]), entry)
-        except IndexNotBuiltError as exc:
-            raise IndexNotBuiltError(
-                f"the dense vectors of collection {name!r} are damaged ({exc}): "
-                f"{run_index('again')}"
-            ) from exc
-    return DenseScorer(embedder, matrices)

@@ -3,13 +3,14 @@
 Layout under `state_dir/index`: `snapshots/` (one file per collection and content, see
 retrieval/snapshot_file.py), `engines/` (one folder per collection set and content, and per
 collection and content its tantivy part, whose segment files the sets' folders link),
-`vectors/` (one .npy per collection, content and embedding model) and `tokens/` are
-content-addressed; `manifest.json` names the ones in use, with the size and sha256 of every
-file in them, and is replaced atomically, last, once everything it names is on disk
-(fsynced). A crashed build leaves the previous manifest, and so the previous index, whole.
-Load checks every file against the manifest (a snapshot's chunks as a search reads them), and
-a build reuses a file only if it still matches: a damaged one is refused at load ("run
-`docbot index` again") and rewritten by the next build, never kept.
+`vectors/` (one file per collection, content and embedding model, see
+retrieval/vectors_file.py) and `tokens/` are content-addressed; `manifest.json` names the
+ones in use, with the size and sha256 of every file in them, and is replaced atomically,
+last, once everything it names is on disk (fsynced). A crashed build leaves the previous
+manifest, and so the previous index, whole. Load checks every file against the manifest (a
+snapshot's chunks and a vectors file's rows as a search reads them), and a build reuses a
+file only if it still matches: a damaged one is refused at load ("run `docbot index`
+again") and rewritten by the next build, never kept.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ from retrieval.errors import IndexNotBuiltError, IndexOutdatedError, other_versi
 # 4: a collection may record its dense vectors file.
 # 5: a collection snapshot records its source revision (a git source's commit).
 # 6: a snapshot file's chunks are read one by one (retrieval/snapshot_file.py), not one pickle.
-FORMAT = 6
+# 7: a vectors file holds its normalised prefixes and row checksums (retrieval/vectors_file.py).
+FORMAT = 7
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 MANIFEST = "manifest.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval.dense import ShortlistScores, normalised_prefix
+from retrieval.dense import InMemoryVectors, ShortlistScores
 from retrieval.fusion import dense_top
 
 
@@ -19,7 +19,7 @@ EXACT = np.concatenate([block @ QUERY for block in BLOCKS])
 
 
 def _side(shortlist: int) -> ShortlistScores:
-    return ShortlistScores([(b, normalised_prefix(b)) for b in BLOCKS], QUERY, shortlist)
+    return ShortlistScores([InMemoryVectors(b) for b in BLOCKS], QUERY, shortlist)
 
 
 def test_shortlist_scores_are_exact_across_collections() -> None:
@@ -41,5 +41,5 @@ def test_small_shortlist_returns_exactly_scored_best_first() -> None:
 
 
 def test_shortlist_question_without_a_vector_has_no_best() -> None:
-    side = ShortlistScores([(BLOCKS[0], normalised_prefix(BLOCKS[0]))], np.zeros(256, np.float32))
+    side = ShortlistScores([InMemoryVectors(BLOCKS[0])], np.zeros(256, np.float32))
     assert side.top(5).tolist() == []

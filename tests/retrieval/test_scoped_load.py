@@ -103,8 +103,11 @@ def test_a_scoped_load_still_refuses_its_own_damaged_files(tmp_path: Path) -> No
         original = path.read_bytes()
         path.write_bytes(original[:-4] + bytes(b ^ 0xFF for b in original[-4:]))
         with pytest.raises(IndexNotBuiltError, match="docbot index"):
-            # A snapshot's chunk records are checked as they are read (test_snapshot_file.py).
-            Index.load(config, collections=scope.collections).chunks(scope)
+            # A snapshot's chunk records and a vectors file's rows are checked as they are read
+            # (test_snapshot_file.py, test_vectors_file.py): the search reads every row here.
+            index = Index.load(config, collections=scope.collections)
+            index.chunks(scope)
+            _found(index, scope)
         path.write_bytes(original)
     # Whole again: it loads (so each refusal above was the damaged file's).
     assert _found(Index.load(config, collections=scope.collections), scope)

@@ -22,7 +22,6 @@ from retrieval.config import Config
 from retrieval.corpus import collection_sets
 from retrieval.dense import (
     VectorCache,
-    collection_chunks,
     fill,
     model_tag,
     plan_vectors,
@@ -324,7 +323,7 @@ def _write_vectors(
             todo.append((name, file))
     if not todo:
         return entries, 0
-    cache = _previous_rows(root, previous, embedder)
+    cache = _previous_rows(root, previous, embedder, snapshots)
     plans = {name: plan_vectors(snapshots[name], embedder.dim, cache) for name, _ in todo}
     total, done = sum(len(plan.missing) for plan in plans.values()), 0
 
@@ -356,15 +355,19 @@ def _intact(root: Path, entry: Mapping[str, Any], embedder: Embedder, rows: int)
     return True
 
 
-def _previous_rows(root: Path, previous: Previous, embedder: Embedder) -> VectorCache:
+def _previous_rows(
+    root: Path,
+    previous: Previous,
+    embedder: Embedder,
+    snapshots: Mapping[str, CollectionSnapshot],
+) -> VectorCache:
     """The rows of the last build's intact vectors files made by this embedder."""
-    cache = VectorCache()
+    found = []
     for file, (snapshot, entry) in previous.vectors.items():
         try:
             if entry.get("model") != embedder.name:
                 continue
-            matrix = read_entry(root, file, entry)
+            found.append((snapshot, read_entry(root, file, entry)))
         except (IndexNotBuiltError, KeyError, TypeError, ValueError):
             continue  # damaged or foreign: its chunks are embedded again
-        cache.add(collection_chunks(snapshot), matrix)
-    return cache
+    return VectorCache(found, list(snapshots.values()))

@@ -7,9 +7,10 @@ the scope's own candidates: retrieval/fusion.py).
 
 Cache: a row's key is the sha256 of the text embedded (`index_text`: the chunk's text with its
 path and headings). A build first reuses a collection's whole file when its content and the
-model are unchanged, and otherwise takes every row whose key the previous build's vectors hold
-(made by the same model), so an unchanged chunk is never embedded twice; only new or changed
-chunks reach the embedder.
+model are unchanged; otherwise an unchanged file's rows are copied by position, and every
+other chunk takes the row whose key the previous build's vectors hold (made by the same
+model), so an unchanged chunk is never embedded twice; only new or changed chunks reach the
+embedder.
 """
 
 from __future__ import annotations
@@ -40,57 +41,94 @@ def vector_key(chunk: Chunk) -> bytes:
     return hashlib.sha256(index_text(chunk).encode("utf-8")).digest()
 
 
-def collection_chunks(snapshot: CollectionSnapshot) -> list[Chunk]:
-    return [chunk for record in snapshot.files for chunk in record.chunks]
-
-
 def model_tag(embedder: Embedder) -> str:
     """A short, file-name-safe tag of the model: part of every vectors file's name."""
     return hashlib.sha256(f"{embedder.name}\0{embedder.dim}".encode()).hexdigest()[:10]
 
 
 class VectorCache:
-    """Rows the previous build stored, by vector key (only those of the current model)."""
+    """The rows the previous build stored (only matrices of the current model): a file carried
+    over unchanged into a new snapshot (its `chunks` the very object the previous snapshot
+    held) takes its rows by position, without its chunks being built or hashed; any other
+    chunk takes the row of a previous chunk with the same text (vector_key), if any."""
 
-    def __init__(self) -> None:
-        self._rows: dict[bytes, tuple[Vectors, int]] = {}
+    def __init__(
+        self,
+        previous: Sequence[tuple[CollectionSnapshot, Vectors]],
+        current: Sequence[CollectionSnapshot],
+    ) -> None:
+        carried = {id(record.chunks) for snapshot in current for record in snapshot.files}
+        self._files: dict[int, tuple[Sequence[Chunk], Vectors, int]] = {}
+        self._others: list[tuple[Sequence[Chunk], Vectors, int]] = []  # keyed when first asked
+        self._rows: dict[bytes, tuple[Vectors, int]] | None = None
+        for snapshot, matrix in previous:
+            if len(matrix) != snapshot.chunk_count:
+                continue  # not this snapshot's rows: nothing to take from it
+            row = 0
+            for record in snapshot.files:
+                held = (record.chunks, matrix, row)
+                if id(record.chunks) in carried:
+                    self._files[id(record.chunks)] = held
+                else:
+                    self._others.append(held)
+                row += len(record.chunks)
 
-    def add(self, chunks: Sequence[Chunk], matrix: Vectors) -> None:
-        for row, chunk in enumerate(chunks):
-            self._rows.setdefault(vector_key(chunk), (matrix, row))
+    def file_rows(self, chunks: Sequence[Chunk]) -> Vectors | None:
+        """The previous rows of a file's chunks carried over as they were, else None."""
+        found = self._files.get(id(chunks))
+        if found is None or found[0] is not chunks:
+            return None
+        _, matrix, row = found
+        return matrix[row : row + len(chunks)]
 
     def get(self, key: bytes) -> npt.NDArray[np.float32] | None:
+        if self._rows is None:
+            self._rows = {}
+            for chunks, matrix, row in self._others:
+                for offset, chunk in enumerate(chunks):
+                    self._rows.setdefault(vector_key(chunk), (matrix, row + offset))
         found = self._rows.get(key)
         return None if found is None else found[0][found[1]]
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """One collection's matrix with its cached rows filled and the rows still to embed."""
+    """One collection's matrix with its cached rows filled, the rows still to embed and
+    their chunks (`pending[i]` is row `missing[i]`'s)."""
 
-    chunks: list[Chunk]
     matrix: Vectors
     missing: list[int]
+    pending: list[Chunk]
 
 
 def plan_vectors(snapshot: CollectionSnapshot, dim: int, cache: VectorCache) -> Plan:
-    chunks = collection_chunks(snapshot)
-    matrix = np.zeros((len(chunks), dim), dtype=np.float32)
-    missing = []
-    for i, chunk in enumerate(chunks):
-        row = cache.get(vector_key(chunk))
-        if row is None or row.shape != (dim,):
-            missing.append(i)
+    matrix = np.zeros((snapshot.chunk_count, dim), dtype=np.float32)
+    missing: list[int] = []
+    pending: list[Chunk] = []
+    row = 0
+    for record in snapshot.files:
+        count = len(record.chunks)
+        kept = cache.file_rows(record.chunks)
+        if kept is not None and kept.shape == (count, dim):
+            matrix[row : row + count] = kept
         else:
-            matrix[i] = row
-    return Plan(chunks, matrix, missing)
+            for offset, chunk in enumerate(record.chunks):
+                found = cache.get(vector_key(chunk))
+                if found is None or found.shape != (dim,):
+                    missing.append(row + offset)
+                    pending.append(chunk)
+                else:
+                    matrix[row + offset] = found
+        row += count
+    return Plan(matrix, missing, pending)
 
 
 def fill(plan: Plan, embedder: Embedder, progress: Progress | None = None) -> Vectors:
     """Embed the plan's missing rows, a batch at a time; the finished matrix."""
     for start in range(0, len(plan.missing), EMBED_BATCH):
         rows = plan.missing[start : start + EMBED_BATCH]
-        vectors = embedder.embed([index_text(plan.chunks[i]) for i in rows])
+        texts = [index_text(chunk) for chunk in plan.pending[start : start + EMBED_BATCH]]
+        vectors = embedder.embed(texts)
         if vectors.shape != (len(rows), plan.matrix.shape[1]):
             raise DocbotError(
                 f"the embedding model {embedder.name!r} returned vectors of shape "

@@ -17,7 +17,14 @@ from bot.events import Turn
 from bot.render import Message, mrkdwn, post_kwargs
 from bot.render.commands import not_a_member
 from bot.store import AnswerRecord
-from bot.webapi import SLACK_CALL_ERRORS, ObservedWebClient, slack_error, slack_error_code
+from bot.webapi import (
+    SLACK_CALL_ERRORS,
+    ObservedWebClient,
+    maybe_done,
+    slack_error,
+    slack_error_code,
+    unrepeated,
+)
 
 log = logging.getLogger("docbot.slack")
 
@@ -38,21 +45,40 @@ NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
 
 async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
     """Post in the thread (to the asker only, for an ephemeral turn); the reply's ts, or None
-    when posting failed (logged)."""
+    when posting failed (logged).
+
+    After a failure that may have posted the reply all the same (webapi.maybe_done), the thread
+    is read for it (posted_reply) before it is posted again, with the client's retries."""
     if turn.ephemeral:
         return await _post_ephemeral(client, turn, message)
-    metadata = reply_metadata(turn)
+    options: dict[str, Any] = dict(
+        channel=turn.channel, thread_ts=turn.reply_thread, metadata=reply_metadata(turn),
+        **post_kwargs(message),
+    )  # fmt: skip
     try:
-        response = await client.chat_postMessage(
-            channel=turn.channel, thread_ts=turn.reply_thread, metadata=metadata,
-            **post_kwargs(message),
-        )  # fmt: skip
+        # The first try is not repeated blind: a 5xx or a dropped connection may come after
+        # Slack posted the reply, and posting again would show it twice.
+        response = await unrepeated(client).chat_postMessage(**options)
     except SLACK_CALL_ERRORS as exc:
-        log.error(
-            "chat.postMessage to %s failed for event %s: %s",
-            turn.channel, turn.event_id, slack_error(exc),
-        )  # fmt: skip
-        return None
+        if not maybe_done(exc):
+            log.error("chat.postMessage to %s failed for event %s: %s", turn.channel,
+                      turn.event_id, slack_error(exc))  # fmt: skip
+            return None
+        log.warning("chat.postMessage to %s for event %s may have failed (%s); looking for the "
+                    "reply", turn.channel, turn.event_id, slack_error(exc))  # fmt: skip
+        try:
+            found = await posted_reply(client, turn)
+        except Unknown:
+            found = None  # a second reply is the lesser harm than none (logged)
+        if found is not None:
+            log.info("the reply to event %s was posted despite the error", turn.event_id)
+            return found
+        try:
+            response = await client.chat_postMessage(**options)
+        except SLACK_CALL_ERRORS as again:
+            log.error("chat.postMessage to %s failed for event %s: %s", turn.channel,
+                      turn.event_id, slack_error(again))  # fmt: skip
+            return None
     ts = response.get("ts")
     return str(ts) if ts else None
 

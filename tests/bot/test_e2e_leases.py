@@ -130,7 +130,7 @@ def test_leases_failed_post_is_answered_on_redelivery(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
-        slack.fail_next("chat.postMessage", 500, count=3)  # 1 try + 2 retries
+        slack.fail_next("chat.postMessage", 500, count=4)  # 1 try; a look; 1 + 2 retries
         body = _ask(slack, "44.000100")
         await app.send(body)
         await app.settle()

@@ -76,7 +76,7 @@ def test_resume_retries_a_reply_that_could_not_be_posted(
         async with fake_slack() as slack, running_app(
             with_channels(slack), config, answerer, store, resumer=resumer
         ) as app:  # fmt: skip
-            slack.fail_next("chat.postMessage", 500, count=3)  # 1 try + 2 retries
+            slack.fail_next("chat.postMessage", 500, count=4)  # 1 try; a look; 1 + 2 retries
             body = mention("how do I roll back a deploy?", channel=GENERAL, ts="61.000100",
                            event_id="Ev61", bot_user_id=slack.bot_user_id)  # fmt: skip
             await app.send(body)

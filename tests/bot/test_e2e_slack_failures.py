@@ -91,7 +91,7 @@ def test_app_failed_post_is_logged_and_the_answer_kept(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
-        slack.fail_next("chat.postMessage", 500, count=6)  # 1 try + 2 retries, for 2 replies
+        slack.fail_next("chat.postMessage", 500, count=8)  # 1 try; a look; 1 + 2 retries; twice
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "11.000100"))
         await app.send(ask(slack, "how long does a production deploy take?", GENERAL, "11.000200"))
         await app.settle(timeout=10)

@@ -125,7 +125,7 @@ def test_app_status_is_cleared_when_no_reply_could_be_posted(
     config, answerer = indexed
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
-        slack.fail_next("chat.postMessage", 500, count=3)  # 1 try + 2 retries
+        slack.fail_next("chat.postMessage", 500, count=4)  # 1 try; a look; 1 + 2 retries
         await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "43.000100"))
         await app.settle()
         assert slack.posted() == []

@@ -12,7 +12,8 @@ Both models are L2-regularised logistic regressions fit by Newton's method in nu
 answerer weighs the docs questions more in total than SQuAD's (ANSWERER_DOCS_SHARE); the ranker
 weighs both sources the same (a 0.7 docs share was measured and reverted: docs/performance.md).
 The answer threshold and the extra-passage ratio are then chosen on the docs train split
-(answered right + uncovered refused, claims assembled as the generator does). Reruns give the
+(the most answered right while refusing at least REFUSAL_FLOOR of the uncovered questions,
+claims assembled as the generator does). Reruns give the
 same threshold, ratio and scores (weights within ~2e-3).
 
     python training/train_reader.py [--squad N] [--seed S] [--out PATH]
@@ -69,6 +70,11 @@ THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.05, 0.96, 0.01))
 # say little there; docs questions that are not covered mostly name what the docs lack. The
 # answerer leans on the docs kind.
 ANSWERER_DOCS_SHARE = 0.8
+# Issue 8's target for uncovered questions refused. The threshold answers the most questions
+# right among those that refuse at least this share of train's uncovered ones: answered right
+# is far below its own target (0.75) whatever the threshold, as most misses are the ranker's
+# and the packet's, so the target a threshold can reach is held and the rest spent on answers.
+REFUSAL_FLOOR = 0.85
 SIGNS = {
     "best_logit": 1,
     "margin": 1,
@@ -329,6 +335,30 @@ def _holds(read_: Read, ranked: Sequence[Ranked], howto: bool, ratio: float) -> 
     return False
 
 
+def pick_threshold(
+    probs: Sequence[float], right: Sequence[bool], covered: Sequence[bool]
+) -> tuple[float, float, str]:
+    """(score, threshold, summary): the threshold answering the most questions right among
+    those refusing at least REFUSAL_FLOOR of the uncovered ones, the lowest of equals.
+
+    `right`: answered, this question's claims would hold its answer; `covered`: the docs answer
+    it. Below the floor a threshold scores by how much it refuses (refused - 1 < 0), so the
+    most refusing one wins when none reaches it. The sum answered right + uncovered refused,
+    the rule before, traded answers for refusals far beyond the floor (docs/performance.md,
+    "The answerer: rare words missing around the best unit")."""
+    n_cov = max(sum(covered), 1)
+    n_unc = max(len(covered) - sum(covered), 1)
+    best = (-2.0, 0.5, "")
+    for t in THRESHOLDS:
+        answered = [p >= t for p in probs]
+        ok = sum(a and g for a, g in zip(answered, right, strict=True)) / n_cov
+        refused = sum((not a) and (not c) for a, c in zip(answered, covered, strict=True)) / n_unc
+        score = ok if refused >= REFUSAL_FLOOR - 1e-9 else refused - 1.0
+        if score > best[0] + 1e-9:
+            best = (score, t, f"answered right {ok:.3f}, uncovered refused {refused:.3f}")
+    return best
+
+
 def choose(reads: Sequence[Read], ranker: Linear, answerer: Linear) -> tuple[float, float, str]:
     """The threshold and extra-passage ratio best on the docs train split."""
     docs = [r for r in reads if r.example.source == "docs"]
@@ -337,29 +367,14 @@ def choose(reads: Sequence[Read], ranker: Linear, answerer: Linear) -> tuple[flo
     probs = [j.answerable for j in judged]
     ranked_all = [j.ranked for j in judged]
     covered = [r.example.answerable for r in docs]
-    n_cov, n_unc = sum(covered), len(covered) - sum(covered)
+    n_cov = sum(covered)
     per_ratio: dict[float, tuple[float, float, str]] = {}
     for ratio in EXTRA_RATIOS:
         right = [
             r.example.answerable and _holds(r, ranked, Kind.HOWTO in r.reading.asked.kinds, ratio)
             for r, ranked in zip(docs, ranked_all, strict=True)
         ]
-        best = (-1.0, 0.5, "")
-        for t in THRESHOLDS:
-            answered = [p >= t for p in probs]
-            ok = sum(a and g for a, g in zip(answered, right, strict=True)) / max(n_cov, 1)
-            refused = sum(
-                (not a) and (not c) for a, c in zip(answered, covered, strict=True)
-            ) / max(n_unc, 1)
-            # Answered right plus uncovered refused, the two rates issue 8 sets targets for:
-            # a floor on one of them alone jumps with a single question of a small split.
-            if ok + refused > best[0] + 1e-9:
-                best = (
-                    ok + refused,
-                    t,
-                    f"answered right {ok:.3f}, uncovered refused {refused:.3f}",
-                )
-        per_ratio[ratio] = best
+        per_ratio[ratio] = pick_threshold(probs, right, covered)
     # More passages always hold the gold string more often; a longer reply is worse to read.
     # Take the fewest passages (the highest ratio) within one question of the best.
     top = max(score for score, _, _ in per_ratio.values())

@@ -80,7 +80,7 @@ SIGNS = {
     "margin": 1,
     "best_semantic": 1,
     "missing_heaviest": -1,
-    "window_missing_rare": -1,
+    "missing_rare": -1,
 }
 EXTRA_RATIOS = (0.2, 0.35, 0.5, 0.7, 1.01)  # 1.01: never a second passage
 

@@ -6,10 +6,10 @@ and to its headings (offline static embeddings), the question's code names found
 BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
 question's kind asks for (a value, a name, a way to do it), and whether it is a release's own
 note (what changed then, not how things are now). Question features say whether the
-packet answers at all: how good the best unit is, how long the question is, how heavy the
-question's words the packet lacks are and how rare those missing around the best unit are.
-`grounding/generators/reader_model.py` turns them into a ranking and an answered /
-insufficient decision with weights trained by `training/train_reader.py`.
+packet answers at all: how good the best unit is, how long the question is, and how heavy
+and how rare the question's missing words are. `grounding/generators/reader_model.py` turns
+them into a ranking and an answered / insufficient decision with weights trained by
+`training/train_reader.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Protocol
@@ -66,7 +66,7 @@ QUESTION_FEATURES = (
     "margin",
     "best_semantic",
     "missing_heaviest",
-    "window_missing_rare",
+    "missing_rare",
     "terms",
     "foreign",
 )
@@ -101,12 +101,8 @@ class Reading:
     units: Matrix  # (len(pool), len(UNIT_FEATURES))
     weights: dict[str, float]  # question term -> weight
     missing_heaviest: float
-    # Each question term's rarity by its tokenizer pieces, 0..1; a number is 0 (read).
-    rarity: dict[str, float]
-
-    def rarest_missing(self, held: Collection[str]) -> float:
-        """The rarity of the rarest question term `held` lacks (0 when it has them all)."""
-        return max((r for t, r in self.rarity.items() if t not in held), default=0.0)
+    # The most tokenizer pieces of a question word no unit has, 0..1; numbers left out (read).
+    missing_rare: float
 
 
 def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
@@ -116,31 +112,22 @@ def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
     asked = ask(packet.question, vocabulary, held)
     weights = _weights(asked, pool)
     total = sum(weights.values()) or 1.0
-    missing = [w for t, w in weights.items() if t not in vocabulary]
+    absent = [t for t in weights if t not in vocabulary]
+    missing = [weights[t] for t in absent]
+    # The tokenizer cuts digits one by one, so a number ("5000", "503s", "0.28") looked as rare
+    # as the rarest name; a question's own numbers say nothing of what the docs cover.
+    names = [t for t in absent if not _NUMBER_WORD.fullmatch(t)]
+    pieces = embedder.pieces(names) if names else []
+    rare = max(((p - 1) / _RARE_PIECES for p in pieces), default=0.0)
     units = _unit_features(asked, pool, weights, embedder)
     return Reading(
-        asked, pool, units, weights, max(missing, default=0.0) / total, _rarity(weights, embedder)
+        asked,
+        pool,
+        units,
+        weights,
+        max(missing, default=0.0) / total,
+        min(rare, 1.0),
     )
-
-
-def _rarity(words: Collection[str], embedder: ReaderEmbedder) -> dict[str, float]:
-    """Each word's tokenizer pieces beyond the first, scaled 0..1: a common word is one piece
-    of the vocabulary, a rare name (`kubernetes`) several. The tokenizer cuts digits one by
-    one, so a number ("5000", "503s", "0.28") would look as rare as the rarest name; a
-    question's own numbers say nothing of what the docs cover, so they are 0."""
-    names = [t for t in words if not _NUMBER_WORD.fullmatch(t)]
-    pieces = dict(zip(names, embedder.pieces(names) if names else [], strict=True))
-    return {t: min((pieces[t] - 1) / _RARE_PIECES, 1.0) if t in pieces else 0.0 for t in words}
-
-
-def window_terms(reading: Reading, index: int) -> set[str]:
-    """The terms around one unit of the pool: its own, its headings', its lead-in's and those
-    of the units right before and after it in its chunk (the ranker's window)."""
-    c = reading.pool[index]
-    near = set(c.terms) | c.context | c.lead_in
-    for j in _neighbours(reading.pool)[index]:
-        near.update(reading.pool[j].terms)
-    return near
 
 
 def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matrix:
@@ -158,10 +145,7 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
             float(logits[best]) - second,
             float(u[:, UNIT_FEATURES.index("semantic")].max()),
             reading.missing_heaviest,
-            # A rare name the packet holds only away from the best unit (in another section)
-            # says the best unit is not about it, as one no unit holds says it of the packet;
-            # a name the packet lacks is missing from the window too.
-            reading.rarest_missing(window_terms(reading, best)),
+            reading.missing_rare,
             math.log1p(len(reading.weights)),
             float(reading.asked.foreign),
         ]

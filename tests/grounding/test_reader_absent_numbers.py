@@ -1,10 +1,10 @@
 """A number the question states is not a rare name the evidence lacks.
 
-The reader rates each question word's rarity by its tokenizer pieces: one piece is a common
-word, several a rare name such as `kubernetes`, and a rare name missing around the best unit
-is a strong sign the packet does not answer the question. The tokenizer cuts digits one by
-one, so "5000" or "503s" took as many pieces as the rarest name although a question's own
-numbers ("exactly 3 queries", "503s", "httpx 0.28") say nothing about what the docs cover.
+The reader's `missing_rare` counts the tokenizer pieces of the rarest question word no unit
+holds: one piece is a common word, several a rare name such as `kubernetes`, a strong sign
+the packet does not cover the question. The tokenizer cuts digits one by one, so "5000" or
+"503s" took as many pieces as the rarest name although a question's own numbers ("exactly 3
+queries", "503s", "httpx 0.28") say nothing about what the docs cover.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ Responses with an error status are returned as they are, never retried.
 
 
 def missing_rare(question: str) -> float:
-    """The rarity of the rarest question word no unit of the packet holds."""
-    reading = read(packet(question, chunk(RETRIES, "retries.md", "Retries")), shared_embedder())
-    held = set[str]().union(*(set(c.terms) | c.context for c in reading.pool))
-    return reading.rarest_missing(held)
+    return read(
+        packet(question, chunk(RETRIES, "retries.md", "Retries")), shared_embedder()
+    ).missing_rare
 
 
 def test_numbers_the_packet_lacks_are_not_rare_names() -> None:

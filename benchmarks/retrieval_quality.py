@@ -1,10 +1,12 @@
-"""Retrieval quality on SQuAD v1.1 dev: each question should find its own paragraph.
+"""Retrieval quality on SQuAD dev: each question should find its own paragraph.
 
-2,067 paragraphs are the chunks, 10,570 questions the queries. Prints recall@1, recall@5 and
-MRR@10 for docbot's tokenizer with each engine, for tokenizer variants (to justify its
-choices), and for the baseline: rank-bm25 BM25Okapi over `re.findall(r"\\w+", text.lower())`.
+v1.1 (the default): 2,067 paragraphs are the chunks, 10,570 questions the queries. v2.0: 1,204
+paragraphs and its 5,928 answerable questions (an unanswerable one has no paragraph to find).
+Prints recall@1, recall@5 and MRR@10 for docbot's tokenizer with each engine, for tokenizer
+variants (to justify its choices), and for the baseline: rank-bm25 BM25Okapi over
+`re.findall(r"\\w+", text.lower())`.
 
-    python benchmarks/retrieval_quality.py [--variants] [--questions N]
+    python benchmarks/retrieval_quality.py [--squad v1.1|v2.0] [--variants] [--questions N]
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from retrieval.text import Tokenizer, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"
+SQUAD_FILES = {"v1.1": SQUAD, "v2.0": SQUAD.with_name("dev-v2.0.json")}
 KINDS: tuple[EngineKind, ...] = ("bm25", "tantivy")
 HTTPX_DOCS = REPO / ".." / "shared" / "corpora" / "httpx-docs"
 HTTPX_QUESTIONS = REPO / "tests" / "grounding" / "httpx_questions.jsonl"
@@ -43,7 +46,11 @@ def load_squad(path: Path = SQUAD) -> Squad:
     questions: list[tuple[str, int]] = []
     for article in data["data"]:
         for paragraph in article["paragraphs"]:
-            questions.extend((qa["question"], len(paragraphs)) for qa in paragraph["qas"])
+            questions.extend(
+                (qa["question"], len(paragraphs))
+                for qa in paragraph["qas"]
+                if not qa.get("is_impossible", False)  # v2.0: its paragraph does not answer it
+            )
             paragraphs.append(paragraph["context"])
     return Squad(tuple(paragraphs), tuple(questions))
 
@@ -136,12 +143,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--variants", action="store_true", help="also measure tokenizer variants")
     parser.add_argument("--questions", type=int, default=0, help="first N questions (0: all)")
+    parser.add_argument("--squad", choices=sorted(SQUAD_FILES), default="v1.1")
     args = parser.parse_args()
-    if not SQUAD.exists():
-        sys.exit(f"{SQUAD} is absent: this benchmark needs ../shared beside the repository")
-    squad = load_squad()
+    path = SQUAD_FILES[args.squad]
+    if not path.exists():
+        sys.exit(f"{path} is absent: this benchmark needs ../shared beside the repository")
+    squad = load_squad(path)
     questions = squad.questions[: args.questions] if args.questions else squad.questions
-    print(f"SQuAD v1.1 dev: {len(squad.paragraphs)} paragraphs, {len(questions)} questions")
+    print(
+        f"SQuAD {args.squad} dev: {len(squad.paragraphs)} paragraphs, "
+        f"{len(questions)} answerable questions"
+    )
     for kind in KINDS:
         ranker = engine_ranker(kind, squad.paragraphs, tokenize)
         print(evaluate(ranker, questions).line(f"docbot search, {kind} engine"))

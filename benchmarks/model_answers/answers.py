@@ -27,6 +27,10 @@ STYLES = (
     "one_line_code",  # a code example from several lines written on one
     "spanish",  # the answer in the question's language (prompt rule 7)
     "chinese",
+    "counted",  # a count or position in words: "two", "one", "a couple of", "third", "435" spelled
+    "summary",  # a list summarised ("four kinds: connect, read, write and pool")
+    "condition_first",  # the condition moved to the front ("If you set X to True, ...")
+    "unit",  # a number restated with its unit ("2.5 MB (2621440 bytes)")
 )
 # How an unfaithful claim goes wrong while still quoting real evidence.
 UNFAITHFUL = (

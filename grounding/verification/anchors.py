@@ -40,10 +40,20 @@ def spaced_terms(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         i > 0 and not text[matches[i - 1].end() : m.start()].strip() for i, m in enumerate(matches)
     ]
     out: list[tuple[str, bool]] = []
+    before = ""
     for token, joined in compose([m.group() for m in matches], spaced):
         parts = _terms_of(token)
+        if before in _POSITION_AFTER and token in _FIRST_SECOND:
+            parts = (_FIRST_SECOND[token],)
         out += [(part, joined if k == 0 else True) for k, part in enumerate(parts)]
+        before = token
     return tuple(t for t, _ in out), tuple(j for _, j in out)
+
+
+# "first" and "second" are positions only after a determiner ("the second step", "its first
+# argument"), so they can be checked like "third": "First, install it" and "30 seconds" are not.
+_FIRST_SECOND = {"first": "1st", "second": "2nd"}
+_POSITION_AFTER = frozenset(("the", "its", "their"))
 
 
 def _terms_of(token: str) -> tuple[str, ...]:
@@ -55,6 +65,12 @@ def _terms_of(token: str) -> tuple[str, ...]:
     return tuple(fold_word(part) for part in token.split("-"))
 
 
+# An ordinal's noun is often its list's own ("the third step"; the list writes "3. Configure
+# ..."), so the words an ordinal is read with reach past it to what the item says.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+_ORDINAL_REACH = 6
+
+
 def is_number(term: str) -> bool:
     return term[:1].isdigit()
 
@@ -62,12 +78,53 @@ def is_number(term: str) -> bool:
 def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int) -> bool:
     """Whether claim term `i` occurs in `evidence` within `window` words of a word next to it in
     the claim; True when it has no such word (the presence checks are all there is)."""
-    neighbours = neighbour_words(claim, i)
+    width = _ORDINAL_REACH if _ORDINAL.fullmatch(claim[i]) else 3
+    neighbours = set().union(*(neighbour_words(claim, k, width) for k in _number_run(claim, i)))
     if not neighbours:
         return True
     term = claim[i]
-    spots = (j for j, other in enumerate(evidence) if _same(term, other))
+    spots = [j for j, other in enumerate(evidence) if _same(term, other)]
+    if is_number(term):
+        spots += _named_elsewhere(evidence, spots)
     return any(neighbours & sentence_window(evidence, j, window) for j in spots)
+
+
+def _named_elsewhere(evidence: Sequence[str], spots: Sequence[int]) -> list[int]:
+    """Where else the evidence names what a number at `spots` is the value of: "min_length=8"
+    gives `min_length` 8, so "at least %(min_length)d characters" speaks of 8 characters. The
+    name is the content word right before the number."""
+    names = {evidence[j - 1] for j in spots if j > 0 and _is_name(evidence[j - 1])}
+    return [k for k, other in enumerate(evidence) if other in names and k + 1 not in spots]
+
+
+def _is_name(term: str) -> bool:
+    return len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED
+
+
+# What joins numbers into one run ("ports 8000 and 8001", "2, 4 or 8 workers", "5 to 10").
+_RUN_JOINS = frozenset(fold_word(w) for w in ("and", "or", "to"))
+
+
+def _number_run(terms: Sequence[str], i: int) -> range:
+    """The run of numbers joined by "and", "or" or "to" that number `i` is in (`i` alone when
+    it is in none): they share the words around them, "8001" the "ports" of "ports 8000 and
+    8001". Commas part no terms, so "8000, 8001" is a run too."""
+    if not is_number(terms[i]):
+        return range(i, i + 1)
+    start = i
+    while start > 0 and is_number(terms[start - 1]):
+        start -= 1
+    while start > 1 and terms[start - 1] in _RUN_JOINS and is_number(terms[start - 2]):
+        start -= 2
+        while start > 0 and is_number(terms[start - 1]):
+            start -= 1
+    end = i + 1
+    while end < len(terms) and (
+        is_number(terms[end])
+        or (terms[end] in _RUN_JOINS and end + 1 < len(terms) and is_number(terms[end + 1]))
+    ):
+        end += 1 if is_number(terms[end]) else 2
+    return range(start, end)
 
 
 def sentence_window(terms: Sequence[str], j: int, width: int) -> set[str]:

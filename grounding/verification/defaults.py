@@ -5,6 +5,7 @@ imports does not support "defaults to 1024", though it holds every word of it.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from grounding.verification.anchors import is_number
@@ -76,3 +77,26 @@ def default_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None
         given = ", ".join(sorted(map(shown, stated)))
         return f"the claim gives {shown(claim[k])} as the default, the quoted evidence {given}"
     return None
+
+
+# A signature: `def name(...)` or a reST directive's `.. class:: Name(...)`, its parameters in
+# group 1. A call (`httpx.Client(timeout=None)`) passes values; only a signature declares
+# defaults.
+_SIGNATURE = re.compile(
+    r"(?:\bdef[ \t]+\w+|\.\.[ \t]+(?:py:)?(?:class|method|function)::[ \t]*[\w.]+)"
+    r"[ \t]*\(([^()]*)\)"
+)
+_KEYWORD = re.compile(r"^\s*\**(\w+)\s*=\s*(-?\d+(?:\.\d+)?|True|False|None)\s*$")
+
+
+def signature_defaults(text: str) -> str:
+    """Each literal default a signature in `text` declares, as a sentence saying so: "def
+    __init__(self, min_length=8)" gives "min_length defaults to 8." (appended to the quoted
+    evidence, so "`min_length` defaults to 8" is read against a stated default)."""
+    said = []
+    for match in _SIGNATURE.finditer(text):
+        for parameter in match.group(1).split(","):
+            keyword = _KEYWORD.match(parameter)
+            if keyword is not None:
+                said.append(f"{keyword.group(1)} defaults to {keyword.group(2)}.")
+    return "\n\n" + "\n\n".join(said) if said else ""

@@ -86,3 +86,39 @@ def appears(token: str, evidence: str) -> bool:
 
 def _wordy(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+_CALL = re.compile(r"(\.?[A-Za-z_][\w.]*)\(\)")
+_CLASS_NAME = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")  # PascalCase with two humps or more
+_QUALIFIED = re.compile(r"([a-z_]\w*)\.([A-Z]\w*)")
+
+
+def names_the_same(token: str, evidence: str) -> bool:
+    """`token` names what `evidence` names, written as prose writes it: `validate()` for a
+    method the evidence defines with its parameters (``validate(self, password)``) or names
+    bare (`.delete()` for `.delete`), a class
+    name the evidence writes in the plural ("for AsyncClients"), and a class the evidence
+    names bare (`TimeoutException`) qualified by a module the evidence qualifies names with
+    (`httpx.TimeoutException` where it writes `httpx.Client`, or "HTTPX"). Not an attribute
+    under another owner (`client.is_success` for `response.is_success`): only a class after a
+    module."""
+    call = _CALL.fullmatch(token)
+    if call is not None:
+        name = call.group(1)
+        defined = re.search(rf"(?<![\w.]){re.escape(name)}\(", evidence)
+        return defined is not None or appears(name, evidence)
+    if _CLASS_NAME.fullmatch(token):
+        return re.search(rf"(?<!\w){re.escape(token)}e?s(?!\w)", evidence) is not None
+    qualified = _QUALIFIED.fullmatch(token)
+    if qualified is not None:
+        module, name = qualified.groups()
+        return appears(name, evidence) and _is_module(module, evidence)
+    return False
+
+
+def _is_module(name: str, evidence: str) -> bool:
+    """The evidence qualifies names with `name` (`httpx.Client`), or writes it as a product's
+    name in capitals ("when using HTTPX"), as a project's docs name their own package."""
+    if re.search(rf"(?<![\w.]){re.escape(name)}\.[A-Za-z_]", evidence) is not None:
+        return True
+    return len(name) > 2 and appears(name.upper(), evidence)

@@ -35,8 +35,40 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
             continue  # "no more than 8": a bound (bounds.py reads it), not a negation
         if states_default and _in_condition(claim, i):
             continue  # "if you haven't changed it, ...": how a paraphrase says "by default"
+        if _contrasted(claim, i, evidence):
+            continue  # "..., not to the request method": the evidence's "rather than ..."
         return term
     return None
+
+
+# Words that set one thing against another: what follows them is what is not so ("passed on
+# instantiation, rather than passed to the request method"; "use X instead of Y").
+_CONTRASTS = frozenset(fold_word(w) for w in ("rather", "instead", "unlike"))
+
+
+def _contrasted(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
+    """The claim's negation `i` denies what a contrast of the evidence sets aside: the first
+    _GOVERNS content words after it all follow one contrast word closely (its NEGATION_WINDOW
+    content words), in its sentence. "should not be passed on client instantiation" is no
+    such denial of "passed on client instantiation, rather than passed to the request"."""
+    denied = _content_after(claim, i, _GOVERNS)
+    if not denied:
+        return False
+    return any(
+        term in _CONTRASTS and set(denied) <= set(_content_after(evidence, j, NEGATION_WINDOW))
+        for j, term in enumerate(evidence)
+    )
+
+
+def _content_after(terms: Sequence[str], i: int, limit: int) -> list[str]:
+    """Up to `limit` content words after term `i`, in its sentence."""
+    out: list[str] = []
+    for term in terms[i + 1 :]:
+        if not term or len(out) == limit:
+            break
+        if len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED:
+            out.append(term)
+    return out
 
 
 def _in_condition(claim: Sequence[str], i: int) -> bool:

@@ -52,17 +52,20 @@ _ORDINAL_WORDS = _ORDINAL_TEXT.split()
 _ORDINAL_TENS_TEXT = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
 
 
-def _ordinal(n: int) -> str:
+def ordinal(n: int) -> str:
+    """`n` as an ordinal in digits: 1st, 2nd, 3rd, 11th, 22nd."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
 ORDINALS = MappingProxyType(
     {
-        **{word: _ordinal(n) for n, word in enumerate(_ORDINAL_WORDS[2:], start=3)},
-        **{word: _ordinal(20 + 10 * i) for i, word in enumerate(_ORDINAL_TENS_TEXT.split())},
+        **{word: ordinal(n) for n, word in enumerate(_ORDINAL_WORDS[2:], start=3)},
+        # "Firstly, you can ...": adverbs that number the ways a text goes on to give.
+        **{f"{word}ly": ordinal(n) for n, word in enumerate(_ORDINAL_WORDS[:4], start=1)},
+        **{word: ordinal(20 + 10 * i) for i, word in enumerate(_ORDINAL_TENS_TEXT.split())},
         **{
-            f"{ten}-{unit}": _ordinal(20 + 10 * i + j)
+            f"{ten}-{unit}": ordinal(20 + 10 * i + j)
             for i, ten in enumerate(_TENS)
             for j, unit in enumerate(_ORDINAL_WORDS[:9], start=1)
         },
@@ -110,7 +113,7 @@ def canonical(token: str) -> str | None:
     if word in ORDINALS:
         return ORDINALS[word]
     if _DIGIT_ORDINAL.fullmatch(word):
-        return _ordinal(int(word[:-2]))  # "03rd" is "3rd"; "3th" is read as "3rd" too
+        return ordinal(int(word[:-2]))  # "03rd" is "3rd"; "3th" is read as "3rd" too
     if not token[:1].isdigit():
         return None
     if _THOUSANDS.fullmatch(token):

@@ -48,7 +48,19 @@ DURATIONS = _units(
     }
 )
 # Sizes are only told apart, not converted: "1 MB" is 1,000,000 or 1,048,576 bytes by taste.
-SIZES = folded_words("byte bytes kb kib mb mib gb gib kilobytes megabytes gigabytes")
+# Each spelling of a size unit, as the one name it is told apart by ("2.5 MB" is "2.5
+# megabytes"; "2.5 GB" is not).
+_SIZE_NAMES = {
+    "byte": "byte bytes",
+    "kilobyte": "kb kib kilobyte kilobytes",
+    "megabyte": "mb mib megabyte megabytes",
+    "gigabyte": "gb gib gigabyte gigabytes",
+    "terabyte": "tb tib terabyte terabytes",
+}
+SIZE_UNITS = MappingProxyType(
+    {fold_word(word): name for name, words in _SIZE_NAMES.items() for word in words.split()}
+)
+SIZES = frozenset(SIZE_UNITS)
 _IN = fold_word("in")
 
 
@@ -102,9 +114,15 @@ def unit_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
         if unit is None:
             continue
         units = [unit_after(evidence, j) for j, other in enumerate(evidence) if other == term]
-        if not units or unit in units or converts(claim, i, evidence):
+        if not units or _same_unit(unit, units) or converts(claim, i, evidence):
             continue
         kind = DURATIONS if unit in DURATIONS else SIZES
         if all(u is not None and u in kind for u in units):
             return f"the number {term} is in {unit!r} here, in {units[0]!r} in the quoted evidence"
     return None
+
+
+def _same_unit(unit: str, units: Sequence[str | None]) -> bool:
+    """`unit` is one of `units`, a size unit in any of its spellings."""
+    name = SIZE_UNITS.get(unit, unit)
+    return any(u is not None and SIZE_UNITS.get(u, u) == name for u in units)

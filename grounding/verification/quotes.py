@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from grounding.evidence import EvidenceItem, EvidencePacket
+from grounding.verification.numbers import ordinal
 from retrieval.text import nfkc
 from retrieval.text.markup import ATX_HEADING, BULLET, FENCE, LIST_MARKER
 from retrieval.text.sentences import sentence_spans
@@ -43,6 +44,8 @@ _EDGES = " \t\n\"'.,;:!?()[]«»"
 # Where a block starts besides a blank line: a heading, a list item, a table row, a quote.
 _BLOCK_START = re.compile(rf"{LIST_MARKER.pattern}|{ATX_HEADING.pattern}|^\s*[|>]")
 # What ends a clause inside a sentence: the clause of a quote is where its negations bind.
+# A numbered list item's number: "3." or "3)" at its first line's start.
+_ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]+")
 _CLAUSE_END = re.compile(r"[,;:()]|\s-\s|\s(?=but\b|unlike\b|whereas\b|while\b|which\b)")
 
 
@@ -60,10 +63,12 @@ class Located:
 
 @dataclass(frozen=True, slots=True)
 class _Form:
-    """An item in quote form, and its sentences as (start, end) offsets into it."""
+    """An item in quote form, its sentences as (start, end) offsets into it, and its numbered
+    list items as (start, end, number): quote form drops the "3." a step's position is in."""
 
     text: str
     sentences: tuple[tuple[int, int], ...]
+    numbered: tuple[tuple[int, int, int], ...] = ()
 
 
 def quote_form(text: str) -> str:
@@ -71,7 +76,8 @@ def quote_form(text: str) -> str:
     text = _FENCE_LINE.sub("", nfkc(text).translate(_TYPOGRAPHY))
     # Whitespace is collapsed before links are read: a link's text may wrap onto a new line.
     text = without_links(" ".join(_LINE_MARKUP.sub("", text).split()))
-    text = _EMPHASIS.sub("", _REST_ROLE.sub("", text))
+    # Emphasis and bullets inside a line leave two spaces where they stood ("* A * B"): one.
+    text = " ".join(_EMPHASIS.sub("", _REST_ROLE.sub("", text)).split())
     text = _CODE_SPACE.sub(r"\1", text)
     return _TRAILING_COMMA.sub("", text)
 
@@ -97,6 +103,7 @@ def _item_form(text: str) -> _Form:
     """The item's blocks in quote form, joined by spaces; a sentence never crosses a block."""
     joined = ""
     sentences: list[tuple[int, int]] = []
+    numbered: list[tuple[int, int, int]] = []
     for block in _blocks(text):
         form = quote_form(block)
         if not form:
@@ -108,7 +115,10 @@ def _item_form(text: str) -> _Form:
         start = len(joined)
         joined += form
         sentences += [(start + a, start + b) for a, b in sentence_spans(form)]
-    return _Form(joined, tuple(sentences))
+        marker = _ITEM_NUMBER.match(block)
+        if marker is not None:
+            numbered.append((start, len(joined), int(marker.group(1))))
+    return _Form(joined, tuple(sentences), tuple(numbered))
 
 
 def _blocks(text: str) -> list[str]:
@@ -161,7 +171,11 @@ def _find(quote: str, item: EvidenceItem) -> Located | None:
         (m.start() for m in _CLAUSE_END.finditer(form.text, end, around[-1][1])), around[-1][1]
     )
     clause = form.text[clause_start:clause_end].strip()
-    return Located(quote, item, sentences.strip(), clause, context.strip())
+    # The position of a numbered item the quote is in, which its marker gave: "the third step"
+    # and "step 3" are checked against "3. Configure ..." as against "the 3rd ...".
+    items = [n for a, b, n in form.numbered if a < end and start < b]
+    positions = "".join(f"{n}, {ordinal(n)}: " for n in items)
+    return Located(quote, item, positions + sentences.strip(), clause, context.strip())
 
 
 @functools.lru_cache(maxsize=256)

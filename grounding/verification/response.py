@@ -141,7 +141,9 @@ def support_of(
     labels = {item.label for item in cited}
     shown = dict.fromkeys(q.sentences for k in earlier for q in k.quotes if q.item.label in labels)
     stated = "\n\n".join(s for s in shown if s not in quoted)
-    return Support(quoted, evidence_text(cited), tuple(q.clause for q in located), context, stated)
+    headings = "\n\n".join(dict.fromkeys(" > ".join(i.chunk.heading_path) for i in cited))
+    clauses = tuple(q.clause for q in located)
+    return Support(quoted, evidence_text(cited), clauses, context, stated, headings)
 
 
 def evidence_text(items: Iterable[EvidenceItem]) -> str:

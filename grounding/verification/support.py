@@ -13,11 +13,13 @@ from grounding.verification.anchors import terms
 from grounding.verification.bindings import binding_problem
 from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
-from grounding.verification.defaults import default_problem
+from grounding.verification.defaults import default_problem, signature_defaults
+from grounding.verification.enumerations import self_counted
 from grounding.verification.identifiers import (
     appears,
     exact_tokens,
     is_number_token,
+    names_the_same,
     without_urls,
 )
 from grounding.verification.language import in_other_language
@@ -36,6 +38,10 @@ from retrieval.text import normalize_text
 # "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
 # the words after it.
 _ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
+# A condition opening a claim, up to its comma ("Unless you change it, ...", "If you haven't set
+# anything, ..."), and the word of the evidence it may restate.
+_DEFAULT_CONDITION = re.compile(r"^(?:unless|if)\b[^,;:.]{1,80},\s+", re.IGNORECASE)
+_DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
 # An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
 
@@ -58,6 +64,9 @@ class Support:
     # Sentences of the cited items that earlier kept claims of the answer quoted: a number
     # they hold was shown already, so the claim may restate it ("... above 100").
     stated: str = ""
+    # The cited items' headings, one a paragraph: what the quoted sentences are under, so a
+    # number there ("Django 1.10 release notes") is the quote's too.
+    headings: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +98,21 @@ def check(
     tokens = exact_tokens(claim)
     problem = _token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
     if problem is None and not other:
-        said, exact = _prose(claim), bool(tokens)
+        said, exact = _covered(_prose(claim), support.quoted), bool(tokens)
         for text, threshold in ((support.quoted, quoted), (support.cited, cited)):
             problem = coverage_problem(said, _prose(text), has_exact=exact, threshold=threshold)
             if problem is not None:
                 break
     return Verdict(problem, other)
+
+
+def _covered(claim: str, quoted: str) -> str:
+    """The part of a claim its content words are counted in: without a leading condition that
+    restates a default its quotes give ("Unless you configure something else, ..." for "By
+    default ..."), whose words are the paraphrase's own."""
+    if _DEFAULT_WORD.search(quoted) is None:
+        return claim
+    return _DEFAULT_CONDITION.sub("", claim, count=1)
 
 
 def _prose(text: str) -> str:
@@ -112,7 +130,7 @@ def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
             continue
         if _ACRONYM.fullmatch(token) and appears(token.lower(), written.lower()):
             continue
-        if not appears(quote_form(token), formed):
+        if not appears(quote_form(token), formed) and not names_the_same(token, written):
             return f"not in the cited evidence: {token!r}"
     return None
 
@@ -121,13 +139,14 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     """Numbers, values and negations; in another language the numbers (not their neighbours,
     which are words of that language) and whether it negates at all."""
     said = terms(_prose(chinese_in_digits(claim) if other else claim))
-    quoted = terms(_prose(support.quoted))
+    quoted = terms(_prose(support.quoted + signature_defaults(support.quoted)))
     if other:  # "tres pasos": a number, whatever language spells it
         said += tuple(t for n in spanish_numbers(claim) for t in ("", n))
-    problem = number_problem(said, quoted, anchor=not other)
-    if problem is not None and support.stated:
-        shown = terms(_prose(f"{support.quoted}\n\n{support.stated}"))
-        problem = number_problem(said, shown, anchor=not other)
+    listed = frozenset() if other else self_counted(_prose(claim), _prose(support.quoted))
+    problem = number_problem(said, quoted, anchor=not other, listed=listed)
+    if problem is not None and (support.stated or support.headings):
+        shown = terms(_prose(f"{support.quoted}\n\n{support.stated}\n\n{support.headings}"))
+        problem = number_problem(said, shown, anchor=not other, listed=listed)
     if problem is not None:
         return problem
     if other:

@@ -17,12 +17,19 @@ VALUE_WORDS = frozenset(
 )
 
 
-def number_problem(claim: Sequence[str], evidence: Sequence[str], *, anchor: bool) -> str | None:
+def number_problem(
+    claim: Sequence[str],
+    evidence: Sequence[str],
+    *,
+    anchor: bool,
+    listed: frozenset[str] = frozenset(),
+) -> str | None:
     """Why a number of the claim is unsupported: absent from the evidence (as written, or as
-    the same duration in other units), or (when `anchor`) not near the same words there."""
+    the same duration in other units), or (when `anchor`) not near the same words there.
+    `listed` are counts the claim gives its own list (enumerations.py), checked item by item."""
     present = {t for t in evidence if is_number(t)}
     for i, term in enumerate(claim):
-        if not is_number(term):
+        if not is_number(term) or term in listed:
             continue
         if term not in present and converts(claim, i, evidence):
             continue

@@ -100,7 +100,10 @@ _STATES_A_FACT = frozenset(
 )
 # Filler verbs a paraphrase adds ("use X to ..."): they carry no fact of their own.
 _FILLER_VERBS = frozenset(("use", "uses", "used", "using"))
-CLAIM_STOPWORDS = (STOPWORDS - _STATES_A_FACT) | _FILLER_VERBS
+# Connectives a paraphrase joins its sentences with ("..., since the suite spawns ..."): the
+# shared list leaves them to search, where they are rare enough to tell questions apart.
+_CONNECTIVES = frozenset(("since", "although", "though", "whereas", "hence", "thus", "therefore"))
+CLAIM_STOPWORDS = (STOPWORDS - _STATES_A_FACT) | _FILLER_VERBS | _CONNECTIVES
 
 # The gate before the generator (grounding/gate.py) weighs a question's terms by how rare they
 # are in the scope, so a term that is only grammar must not count: a small collection may hold

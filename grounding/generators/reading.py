@@ -3,11 +3,9 @@
 Unit features say how well a unit answers: word coverage weighted by rarity over the packet
 (its own words in full, its headings at half), semantic similarity of the question to the unit
 and to its headings (offline static embeddings), the question's code names found in it,
-BM25 inside the packet, the item's retrieval rank and score (a share of the packet's best), how
-well the unit's section matches as a whole (its best unit's similarity and coverage: the answer
-often sits beside the sentence that shares the question's words), whether the unit holds what
-the question's kind asks for (a value, a name, a way to do it), and whether it is a release's
-own note (what changed then, not how things are now). Question features say whether the
+BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
+question's kind asks for (a value, a name, a way to do it), and whether it is a release's own
+note (what changed then, not how things are now). Question features say whether the
 packet answers at all: how good the best unit is, how long the question is, and how heavy
 and how rare the question's missing words are. `grounding/generators/reader_model.py` turns
 them into a ranking and an answered / insufficient decision with weights trained by
@@ -62,9 +60,6 @@ UNIT_FEATURES = (
     "is_code",
     "length",
     "release_note",
-    "retrieval_score",
-    "section_semantic",
-    "section_coverage",
 )
 QUESTION_FEATURES = (
     "best_logit",
@@ -197,8 +192,6 @@ def _unit_features(
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = np.array([_bm25(c.terms, weights, avg_len) for c in pool])
     bm25 = bm25 / (bm25.max() or 1.0)
-    scores = np.array([max(c.item.score, 0.0) for c in pool])
-    scores = scores / (scores.max() or 1.0)
     rows = []
     for i, c in enumerate(pool):
         own = sum(w for t, w in weights.items() if t in c.terms)
@@ -234,26 +227,9 @@ def _unit_features(
                 float(c.unit.kind is UnitKind.CODE),
                 min(math.log1p(words) / math.log(_LENGTH_WORDS), 1.5),
                 float(_release_note(c)),
-                float(scores[i]),
-                0.0,  # section_semantic and section_coverage: filled in below
-                0.0,
             ]
         )
-    units = np.array(rows, dtype=np.float64)
-    _section_best(units, pool, "semantic", "section_semantic")
-    _section_best(units, pool, "coverage", "section_coverage")
-    return units
-
-
-def _section_best(units: Matrix, pool: Sequence[Candidate], source: str, target: str) -> None:
-    """Each unit's `target` column: the best `source` value among the units of its section
-    (same evidence item, same headings)."""
-    column, into = UNIT_FEATURES.index(source), UNIT_FEATURES.index(target)
-    best: dict[tuple[int, str], float] = {}
-    for i, c in enumerate(pool):
-        key = (c.item_index, c.headings)
-        best[key] = max(best.get(key, -math.inf), float(units[i, column]))
-    units[:, into] = [best[(c.item_index, c.headings)] for c in pool]
+    return np.array(rows, dtype=np.float64)
 
 
 def _release_note(c: Candidate) -> bool:

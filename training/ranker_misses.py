@@ -1,0 +1,124 @@
+"""List the docs train questions the ranker loses: a right unit is in the packet, yet the
+passages the reader would quote hold no expected string.
+
+For each such question it prints the unit ranked first and the best-ranked right unit (kind,
+file, headings, ranker logit, text) with both units' features, so that a ranker change is aimed
+at a pattern seen over many questions, never at one question. It reads the shipped weights
+(`grounding/generators/reader_weights.json`) and the `train` split only: the test split is never
+read, as for every script that tunes the reader.
+
+    python training/ranker_misses.py [--corpus NAME ...] [--state DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.dev_questions import SETS, corpus_config, load_questions
+from grounding.generators.extractive import judge_reading
+from grounding.generators.question import Kind
+from grounding.generators.reader_model import ReaderModel, load_model
+from grounding.generators.reading import UNIT_FEATURES, ReaderEmbedder
+from grounding.generators.segmentation import UnitKind
+from grounding.generators.units import Candidate
+from retrieval.embeddings import load_embedder
+from training.train_reader import Example, Read, _holds, labelled, packets
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    candidate: Candidate
+    logit: float
+    features: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    question: str
+    kinds: tuple[str, ...]
+    units: int  # answer units in the packet
+    right_rank: int  # 0-based place of the best-ranked right unit
+    chosen: Ranked
+    right: Ranked
+
+
+def misses(reads: Sequence[Read], model: ReaderModel) -> list[Miss]:
+    """The answerable reads with a right unit whose quoted passages hold no expected string."""
+    out = []
+    for r in reads:
+        if not r.example.answerable or not r.labels.any():
+            continue
+        judged = judge_reading(r.reading, model)
+        howto = Kind.HOWTO in r.reading.asked.kinds
+        if _holds(r, judged.ranked, howto, model.extra_ratio):
+            continue
+        logits = model.ranker.logits(r.reading.units)
+        where = {id(c): i for i, c in enumerate(r.reading.pool)}
+        order = [where[id(x.candidate)] for x in judged.ranked]
+        place = next(k for k, i in enumerate(order) if r.labels[i])
+
+        first, right = (
+            Ranked(r.reading.pool[i], float(logits[i]), tuple(float(v) for v in r.reading.units[i]))
+            for i in (order[0], order[place])
+        )
+        kinds = tuple(sorted(r.reading.asked.kinds))
+        out.append(Miss(r.example.question, kinds, len(order), place, first, right))
+    return out
+
+
+def describe(miss: Miss, width: int = 300) -> str:
+    lines = [
+        f"{miss.question!r} kinds={','.join(miss.kinds) or '-'}: right unit ranked "
+        f"{miss.right_rank + 1} of {miss.units}"
+    ]
+    for tag, unit in (("first", miss.chosen), ("right", miss.right)):
+        c = unit.candidate
+        text = " ".join(c.unit.text.split())[:width]
+        lines.append(
+            f"  {tag} [{c.unit.kind} {c.item.chunk.path} | {c.headings[:60]}] "
+            f"logit {unit.logit:+.2f}: {text}"
+        )
+        pairs = zip(UNIT_FEATURES, unit.features, strict=True)
+        lines.append("    " + " ".join(f"{name}={value:.2f}" for name, value in pairs))
+    return "\n".join(lines)
+
+
+def train_reads(corpora: Sequence[str], state: Path, embedder: ReaderEmbedder) -> list[Read]:
+    out = []
+    for corpus in corpora:
+        train = [q for q in load_questions(corpus) if q.split == "train"]
+        config = corpus_config(corpus, state / corpus)
+        for q, packet in zip(train, packets(config, [q.question for q in train]), strict=True):
+            if packet is not None:
+                example = Example("docs", q.question, q.answerable, q.expected, q.strings)
+                out.append(labelled(example, packet, embedder))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", nargs="*", choices=sorted(SETS), default=sorted(SETS))
+    parser.add_argument("--state", type=Path, default=Path("/tmp/docbot-dev-questions"))
+    args = parser.parse_args(argv)
+    reads = train_reads(args.corpus, args.state, load_embedder())
+    found = misses(reads, load_model())
+    answerable = sum(r.example.answerable for r in reads)
+    held = sum(r.example.answerable and bool(r.labels.any()) for r in reads)
+    for miss in found:
+        print(describe(miss))
+    code = sum(m.chosen.candidate.unit.kind is UnitKind.CODE for m in found)
+    print(
+        f"{len(found)} of {held} answerable train questions with a right unit in the packet "
+        f"({answerable} answerable) quote no expected string; {code} of them quote code first"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -151,6 +151,9 @@ def named_files(manifest: Mapping[str, Any]) -> list[tuple[str, int, str]]:
     for entry in manifest["sets"]:
         for name, (size, digest) in entry["files"].items():
             files.append((f"engines/{entry['key']}/{name}", int(size), str(digest)))
+    if "query_tokens" in manifest:
+        tokens = manifest["query_tokens"]
+        files.append((str(tokens["file"]), int(tokens["bytes"]), str(tokens["sha256"])))
     return files
 
 

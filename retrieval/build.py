@@ -52,6 +52,7 @@ from retrieval.manifest import (
     reusable_engine,
     write_snapshot,
 )
+from retrieval.query_tokens import write_query_tokens
 from retrieval.scopes import check_exclusive_files
 from retrieval.sources import SyncOutcome, sync_sources
 from retrieval.tantivy_engine import compose
@@ -256,6 +257,9 @@ def _write(
     generation = generation_of(snapshots, None if embedder is None else embedder.name)
     manifest = {"format": FORMAT, "tokenizer": TOKENIZER_VERSION, "generation": generation}
     manifest |= {"collections": entries, "sets": sets, "parts": parts.entries()}
+    query_tokens = None if embedder is None else write_query_tokens(root, embedder)
+    if query_tokens is not None:  # a cold search tokenizes its question with these
+        manifest["query_tokens"] = query_tokens
     replace_manifest(root, manifest)
     collect_garbage(root, manifest)
     return Written(

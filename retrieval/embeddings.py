@@ -19,14 +19,17 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.util
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 import safetensors
-import tokenizers
+
+if TYPE_CHECKING:
+    import tokenizers
 
 from retrieval.errors import DocbotError
 
@@ -86,7 +89,10 @@ class StaticEmbedder:
         tokenizer: Tokenizer,
         name: str,
         piece_tokens: int = PIECE_TOKENS,
+        tokenizer_file: Path | None = None,
     ) -> None:
+        """`tokenizer_file`: the file `tokenizer` was read from, if any (retrieval/query_tokens.py
+        compiles a question's shortcut from it)."""
         if table.ndim != 2 or table.shape[0] == 0:
             raise ValueError(f"an embedding table must be 2-D and non-empty, not {table.shape}")
         if piece_tokens < 1:
@@ -104,6 +110,7 @@ class StaticEmbedder:
         self._tokenizer = tokenizer
         self._name = name
         self._piece_tokens = piece_tokens
+        self.tokenizer_file = tokenizer_file
 
     @property
     def dim(self) -> int:
@@ -121,9 +128,16 @@ class StaticEmbedder:
             encodings = self._tokenizer.encode_batch_fast(group, add_special_tokens=False)
             for offset, encoding in enumerate(encodings):
                 out[start + offset] = self._pool(table, np.asarray(encoding.ids, dtype=np.int64))
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
+        return _normalised(out)
+
+    def embed_tokens(self, texts: Sequence[Sequence[int]]) -> Vectors:
+        """The vectors of texts given as their token ids (as this model's tokenizer gives
+        them, special tokens not added): for the same ids, exactly what `embed` returns."""
+        table = self._table if len(texts) < _WIDEN_AT else self._wide_table()
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, ids in enumerate(texts):
+            out[row] = self._pool(table, np.asarray(ids, dtype=np.int64))
+        return _normalised(out)
 
     def pieces(self, words: Sequence[str]) -> list[int]:
         """How many tokenizer pieces each word takes: a common word is one piece of the
@@ -153,12 +167,63 @@ class StaticEmbedder:
         return total
 
 
+def _normalised(out: Vectors) -> Vectors:
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, norms, out=out, where=norms > 0)
+    return out
+
+
+class LazyTokenizer:
+    """wordllama's tokenizer, read from its file when first used: parsing it is 0.08 s, and a
+    cold `docbot search` whose question the index's query tokens cover never needs it.
+    Safe to share by threads (one of them reads the file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._loaded: tokenizers.Tokenizer | None = None
+        self._lock = threading.Lock()
+
+    def loaded(self) -> tokenizers.Tokenizer:
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = _read_tokenizer(self.path)
+            return self._loaded
+
+    def encode_batch_fast(self, input: list[str], *, add_special_tokens: bool = True) -> list[Any]:
+        return self.loaded().encode_batch_fast(input, add_special_tokens=add_special_tokens)
+
+
+def _read_tokenizer(path: Path) -> tokenizers.Tokenizer:
+    import tokenizers
+
+    try:
+        tokenizer = tokenizers.Tokenizer.from_file(str(path))
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise _unloadable(path.parent.parent, exc) from exc
+    tokenizer.no_padding()  # pooling never pads
+    tokenizer.no_truncation()  # a long text is embedded whole, in pieces (see _pool)
+    # Private in tokenizers' bindings (0.20+), hence looked up: without it, only memory differs.
+    resize_cache = getattr(tokenizer.model, "_resize_cache", None)
+    if resize_cache is not None:
+        resize_cache(_BPE_CACHE_WORDS)
+    return tokenizer
+
+
+def _unloadable(folder: Path, exc: Exception) -> DocbotError:
+    return DocbotError(
+        f"cannot load the offline embedding model from {folder} ({exc}): reinstall docbot's "
+        "dependencies (pip install -e .), or set `retrieval: {dense: false}` in docbot.yml "
+        "to search with BM25 alone"
+    )
+
+
 @functools.cache
 def load_embedder() -> StaticEmbedder:
     """wordllama's 256-dimension model from its own wheel, without network; DocbotError if not.
 
     The table and the tokenizer are read straight from the files the wheel ships (as
-    wordllama's own `WordLlama.load` reads them, then sets no padding and no truncation):
+    wordllama's own `WordLlama.load` reads them, then sets no padding and no truncation; the
+    tokenizer when first used, see LazyTokenizer):
     importing wordllama itself costs ~0.2 s (it imports requests and its training code), a
     third of a cold `docbot search`. Loaded once per process (a failure is not remembered):
     the model is read-only and safe to share by threads, and every index build and load,
@@ -169,22 +234,13 @@ def load_embedder() -> StaticEmbedder:
     try:
         with safetensors.safe_open(str(weights), framework="np") as tensors:
             table = tensors.get_tensor("embedding.weight")
-        tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_file))
+        if not tokenizer_file.is_file():  # read when first needed (LazyTokenizer)
+            raise FileNotFoundError(f"no {tokenizer_file}")
     except (OSError, ValueError, RuntimeError, safetensors.SafetensorError) as exc:
-        raise DocbotError(
-            f"cannot load the offline embedding model from {folder} ({exc}): reinstall docbot's "
-            "dependencies (pip install -e .), or set `retrieval: {dense: false}` in docbot.yml "
-            "to search with BM25 alone"
-        ) from exc
-    tokenizer.no_padding()  # pooling never pads
-    tokenizer.no_truncation()  # a long text is embedded whole, in pieces (see _pool)
-    # Private in tokenizers' bindings (0.20+), hence looked up: without it, only memory differs.
-    resize_cache = getattr(tokenizer.model, "_resize_cache", None)
-    if resize_cache is not None:
-        resize_cache(_BPE_CACHE_WORDS)
+        raise _unloadable(folder, exc) from exc
     version = importlib.metadata.version("wordllama")
     name = f"wordllama-{_CONFIG}-{_DIM}@{version}/sum-pool-{_POOLING_VERSION}"
-    return StaticEmbedder(table, tokenizer, name)
+    return StaticEmbedder(table, LazyTokenizer(tokenizer_file), name, tokenizer_file=tokenizer_file)
 
 
 def _wordllama_folder() -> Path:

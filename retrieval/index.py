@@ -38,6 +38,7 @@ from retrieval.errors import IndexNotBuiltError
 from retrieval.fusion import DEPTH, DenseSide, ExactScores, Ranked, weighted
 from retrieval.index_files import load_snapshots, open_engines, open_vectors, to_read
 from retrieval.manifest import index_root, read_manifest, run_index
+from retrieval.query_tokens import question_embedder
 from retrieval.scopes import Scope, check_exclusive_files
 from retrieval.snapshot_file import Concatenated, StoredSnapshot
 from retrieval.text import tokenize
@@ -148,7 +149,12 @@ class Index:
             engines = open_engines(root, manifest["sets"], snapshots)
             dense = None
             if config.retrieval.dense:
-                embedder = embedder if embedder is not None else load_embedder()
+                embedder = question_embedder(
+                    root,
+                    manifest.get("query_tokens"),
+                    embedder if embedder is not None else load_embedder(),
+                    run_index("again"),
+                )
                 dense = open_vectors(root, entries, snapshots, embedder, whole=wanted is None)
             generation = str(manifest["generation"])
             return cls(config, generation, snapshots, engines, dense, partial=wanted is not None)

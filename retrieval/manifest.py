@@ -151,6 +151,8 @@ def collect_garbage(root: Path, manifest: Mapping[str, Any]) -> None:
     keep |= {entry["vectors"]["file"] for entry in manifest["collections"] if "vectors" in entry}
     keep |= {entry["tokens"]["file"] for entry in manifest["collections"] if "tokens" in entry}
     keep |= {f"engines/{entry['key']}" for entry in (*manifest["sets"], *manifest["parts"])}
+    if "query_tokens" in manifest:
+        keep.add(manifest["query_tokens"]["file"])
     for folder in FOLDERS:
         for item in (root / folder).iterdir():
             if f"{folder}/{item.name}" in keep:

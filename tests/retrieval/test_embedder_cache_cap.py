@@ -4,11 +4,13 @@ an upgrade that drops it fails here instead of silently growing `docbot index` b
 
 from __future__ import annotations
 
-from retrieval.embeddings import load_embedder
+from retrieval.embeddings import LazyTokenizer, load_embedder
 
 
 def test_the_installed_tokenizer_takes_the_bpe_cache_cap() -> None:
-    model = getattr(load_embedder()._tokenizer, "model", None)
+    tokenizer = load_embedder()._tokenizer
+    assert isinstance(tokenizer, LazyTokenizer)  # parsed when first used: its model is then set
+    model = getattr(tokenizer.loaded(), "model", None)
     assert callable(getattr(model, "_resize_cache", None)), (
         f"tokenizers {type(model).__module__} no longer has BPE._resize_cache: "
         "retrieval/embeddings.py's cap on the word cache is not applied"

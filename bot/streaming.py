@@ -6,7 +6,8 @@ Only `Verified` claims (grounding/progress.py) are ever sent, and the pipeline r
 once it is final, so nothing unverified or later withdrawn reaches Slack. The stream starts with
 the first verified claim, after `Lease.begin_post` (so the ledger knows a reply may exist); an
 answer with no verified claim never starts one and is posted whole (the not-found reply).
-If chat.startStream fails, nothing was shown, and the answer is posted whole instead. If an
+If chat.startStream fails, the thread is read for the stream first (a 5xx or a dropped connection
+may come after Slack started it; it is then streamed into), else the answer is posted whole. If an
 append fails, its claims go with the stop; if the stop fails, chat.update writes the whole answer
 into the streamed message. Either way one message carries the answer, with the reply metadata
 (set by the stop, or the update) by which a run taking over finds it; the first block also
@@ -27,8 +28,8 @@ from bot.leases import Lease
 from bot.refusals import Refusals, refusal
 from bot.render import Message
 from bot.render.live import more_claims_note, streamed_claim
-from bot.replies import reply_metadata, stream_marker
-from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from bot.replies import Unknown, posted_reply, reply_metadata, stream_marker
+from bot.webapi import SLACK_CALL_ERRORS, maybe_done, slack_error, unrepeated
 from bot.working import Working
 from grounding.answer import Source
 from grounding.progress import AnswerEvent, Verified
@@ -130,19 +131,37 @@ class LiveReply:
         turn = self._turn
         first = {**block, "block_id": stream_marker(turn.ts)}
         try:
-            response = await self._client.chat_startStream(
+            # Not retried blind: Slack may have started the stream before its answer was lost.
+            response = await unrepeated(self._client).chat_startStream(
                 channel=turn.channel, thread_ts=turn.reply_thread, recipient_team_id=turn.team,
                 recipient_user_id=turn.user, chunks=[{"type": "blocks", "blocks": [first]}],
             )  # fmt: skip
         except SLACK_CALL_ERRORS as exc:
-            self.unavailable = True
-            if refusal(exc):
-                self._refusals.refused(turn)
-            self._failed("chat.startStream", exc, "posting the answer whole instead")
+            self.ts = await self._started_anyway(exc)
+            if self.ts is None:
+                self.unavailable = True
+                if refusal(exc):
+                    self._refusals.refused(turn)
+                self._failed("chat.startStream", exc, "posting the answer whole instead")
+                return
+            log.info("the stream for event %s was started despite the error (%s)",
+                     turn.event_id, slack_error(exc))  # fmt: skip
+            self.shown += 1
             return
         self.ts = str(response.get("ts") or "") or None
         self.unavailable = self.ts is None
         self.shown += 1
+
+    async def _started_anyway(self, exc: Exception) -> str | None:
+        """The stream's ts when a failed start may have started it all the same and the thread
+        shows it (its first block's marker); else None, and the answer is posted whole (when
+        the thread cannot be read: a second message is the lesser harm than none)."""
+        if not maybe_done(exc):
+            return None
+        try:
+            return await posted_reply(self._client, self._turn)
+        except Unknown:
+            return None
 
     async def _append(self, block: dict[str, Any]) -> None:
         assert self.ts is not None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grounding.verification.anchors import terms
+from grounding.verification.antonyms import opposite_problem
 from grounding.verification.bindings import binding_problem
 from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
@@ -154,7 +155,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    for rule in (value_problem, default_problem, unit_problem):
+    for rule in (value_problem, default_problem, unit_problem, opposite_problem):
         problem = rule(said, quoted)
         if problem is not None:
             return problem

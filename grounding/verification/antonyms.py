@@ -1,0 +1,53 @@
+"""Opposites: a claim that says "ignores" where its quote says "respects" (or "disables" for
+"enables") contradicts it without a negation word, and shares all its other words. The claim's
+word must be absent from the quoted evidence and its opposite present near the same words, with
+no negation near either ("does not ignore" says what "respects" says)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from grounding.verification.anchors import anchored, sentence_window
+from retrieval.text import NEGATIONS, fold_word
+
+# Verb pairs whose one member denies the other. Set by hand, not fit; "before"/"after" and
+# "open"/"close" are left out: a paraphrase turns "X before Y" into "Y after X".
+_PAIRS = (
+    ("enable", "disable"),
+    ("respect", "ignore"),
+    ("include", "exclude"),
+    ("accept", "reject"),
+    ("allow", "forbid"),
+    ("allow", "disallow"),
+)
+_OPPOSITES: dict[str, set[str]] = {}
+for _one, _other in _PAIRS:
+    _OPPOSITES.setdefault(fold_word(_one), set()).add(fold_word(_other))
+    _OPPOSITES.setdefault(fold_word(_other), set()).add(fold_word(_one))
+_REACH = 3  # how near a negation must be to turn a word around ("does not ignore")
+_WINDOW = 10  # how near the opposite must be to the claim's other words, as a number's
+
+
+def opposite_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first word of the claim whose opposite the evidence states about the same words."""
+    stated = set(evidence)
+    for i, term in enumerate(claim):
+        opposites = _OPPOSITES.get(term, set()) & stated
+        if term in stated or not opposites or _negated(claim, i):
+            continue
+        for opposite in opposites:
+            spots = [j for j, other in enumerate(evidence) if other == opposite]
+            plain = any(not _negated(evidence, j) for j in spots)
+            if plain and _near(claim, i, evidence, opposite):
+                return f"the claim says {term!r} where the quoted evidence says {opposite!r}"
+    return None
+
+
+def _negated(terms: Sequence[str], i: int) -> bool:
+    return bool(NEGATIONS & sentence_window(terms, i, _REACH))
+
+
+def _near(claim: Sequence[str], i: int, evidence: Sequence[str], opposite: str) -> bool:
+    """The claim's words around term `i` are near the opposite in the evidence."""
+    swapped = [*claim[:i], opposite, *claim[i + 1 :]]
+    return anchored(swapped, i, evidence, _WINDOW)

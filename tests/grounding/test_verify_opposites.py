@@ -1,0 +1,29 @@
+"""A claim that says the opposite verb of its quote ("ignores" for "respects") is dropped though
+it shares every other word; a negated opposite ("does not ignore") and a word the quote itself
+uses are not opposites. Made-up sentences, no benchmark item."""
+
+from __future__ import annotations
+
+from grounding.verification.anchors import terms
+from grounding.verification.antonyms import opposite_problem
+from tests.grounding.support_checks import dropped, kept
+
+EVIDENCE = "The agent respects the `HTTP_PROXY` variable and enables compression by default."
+
+
+def test_the_opposite_verb_of_the_quote_is_dropped() -> None:
+    assert "ignor" in dropped("The agent ignores the `HTTP_PROXY` variable.", EVIDENCE)
+    assert "disabl" in dropped("The agent disables compression by default.", EVIDENCE)
+
+
+def test_a_negated_opposite_says_what_the_quote_says() -> None:
+    # "does not ignore" is no opposite (the negation rules read the "not" on their own).
+    said = terms("The agent does not ignore the `HTTP_PROXY` variable.")
+    assert opposite_problem(said, terms(EVIDENCE)) is None
+    kept("The agent respects the `HTTP_PROXY` variable.", EVIDENCE)
+
+
+def test_an_opposite_about_other_words_is_no_contradiction() -> None:
+    evidence = "The agent respects `HTTP_PROXY`. Old releases ignore the proxy list of the file."
+    claim = "The agent respects `HTTP_PROXY`; old releases ignore the proxy list of the file."
+    kept(claim, evidence)

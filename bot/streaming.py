@@ -8,11 +8,12 @@ the first verified claim, after `Lease.begin_post` (so the ledger knows a reply 
 answer with no verified claim never starts one and is posted whole (the not-found reply).
 If chat.startStream fails, the thread is read for the stream first (a 5xx or a dropped connection
 may come after Slack started it; it is then streamed into), else the answer is posted whole. If an
-append fails, its claims go with the stop; if the stop fails, chat.update writes the whole answer
-into the streamed message. Either way one message carries the answer, with the reply metadata
-(set by the stop, or the update) by which a run taking over finds it; the first block also
-carries a marker (bot/replies.py stream_marker), so even a stream cut off by a crash is found and
-not answered a second time.
+append fails, its claims go with the stop (and when it may have been delivered all the same, the
+message is then rewritten whole, so no claim shows twice); if the stop fails, chat.update writes
+the whole answer into the streamed message. Either way one message carries the answer, with the
+reply metadata (set by the stop, or the update) by which a run taking over finds it; the first
+block also carries a marker (bot/replies.py stream_marker), so even a stream cut off by a crash is
+found and not answered a second time.
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ class LiveReply:
         self.shown = 0
         self.unavailable = False  # startStream failed or was refused: post the answer whole
         self.may_post = True  # False once the ledger said another run owns the reply
+        # An append failed in a way that may have delivered it: its claims go with the stop,
+        # and the message is then rewritten whole, so none shows twice.
+        self._rewrite = False
 
     def report(self, event: AnswerEvent) -> None:
         if not isinstance(event, Verified) or not self._enabled:
@@ -97,7 +101,10 @@ class LiveReply:
                 channel=self._turn.channel, ts=self.ts, chunks=chunks, blocks=blocks,
                 metadata=reply_metadata(self._turn),
             )  # fmt: skip
-            return self.ts
+            if not self._rewrite:
+                return self.ts
+            log.info("rewriting the streamed answer to event %s whole: an append that failed "
+                     "may have been delivered", self._turn.event_id)  # fmt: skip
         except SLACK_CALL_ERRORS as exc:
             self._failed("chat.stopStream", exc, "writing the whole answer with chat.update")
         try:
@@ -166,13 +173,15 @@ class LiveReply:
     async def _append(self, block: dict[str, Any]) -> None:
         assert self.ts is not None
         try:
-            await self._client.chat_appendStream(
+            # Not retried blind: a retry of an append Slack made would show its claims twice.
+            await unrepeated(self._client).chat_appendStream(
                 channel=self._turn.channel, ts=self.ts,
                 chunks=[{"type": "blocks", "blocks": [*self._unsent, block]}],
             )  # fmt: skip
             self._unsent = []
         except SLACK_CALL_ERRORS as exc:
             self._unsent.append(block)
+            self._rewrite = self._rewrite or maybe_done(exc)
             self._failed("chat.appendStream", exc, "sending its claims with the stop")
         self.shown += 1
 

@@ -26,9 +26,11 @@ INSUFFICIENT_MESSAGE = (
 )
 
 
-# The packet the reader reads (at least; a larger `answer:` setting wins): chosen on the
-# development sets' train split by training/packet_sweep.py, each setting with the reader refit
-# on its own packets (docs/performance.md "The reader's packet (h5)").
+# The packet the reader reads (at least; a larger `answer:` setting wins). training/packet_sweep.py
+# refits the reader on each setting's packets and scores the train split: wider packets hold the
+# gold more often but the reader answers fewer right; 3 chunks per file scored best on train
+# (+4) but not on test (equal) and turned a demo answer wrong, so it reads what a model is sent
+# (docs/performance.md "The reader's packet (h5)").
 PACKET_SIZE = PacketSize(evidence_tokens=3000, per_source_limit=2, k=12)
 
 

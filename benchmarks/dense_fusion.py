@@ -19,7 +19,7 @@ The fit maximises the mean of the two training sets' MRR@10; the reports are on 
 held-out articles and the dev sets' `test` split. The Django FAQ (54 questions, question
 headings removed; benchmarks/django_faq.py) is only reported: it is too small to fit on.
 
-    python -m benchmarks.dense_fusion [--distractors] [--questions N] [--no-dev]
+    python -m benchmarks.dense_fusion [--distractors] [--questions N] [--no-dev] [--squad v2.0]
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from retrieval.scopes import ConversationKind, resolve_scope
 
 REPO = Path(__file__).resolve().parents[1]
 SQUAD = REPO / ".." / "shared" / "eval" / "squad" / "dev-v1.1.json"
+SQUAD_FILES = {"v1.1": SQUAD, "v2.0": SQUAD.with_name("dev-v2.0.json")}
 DJANGO = REPO / ".." / "shared" / "corpora" / "django-docs"
 PYTHON = REPO / ".." / "shared" / "corpora" / "python-docs-3.11"
 WEIGHTS = [round(0.05 * i, 2) for i in range(21)]
@@ -97,24 +98,30 @@ def score(cases: Sequence[Case], fuse: Fuse) -> Scores:
     return Scores(r1 / n, r5 / n, mrr / n)
 
 
-def squad_splits() -> dict[str, list[tuple[list[str], list[tuple[str, int]]]]]:
-    """split -> articles, each (paragraphs, [(question, paragraph number)])."""
-    data = json.loads(SQUAD.read_text(encoding="utf-8"))
+def squad_splits(path: Path) -> dict[str, list[tuple[list[str], list[tuple[str, int]]]]]:
+    """split -> articles, each (paragraphs, [(question, paragraph number)]); v2.0's
+    unanswerable questions are left out (no paragraph answers them)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
     splits: dict[str, list[tuple[list[str], list[tuple[str, int]]]]] = {"train": [], "held": []}
     for n, article in enumerate(data["data"]):
         paragraphs = [p["context"] for p in article["paragraphs"]]
         questions = [
-            (qa["question"], i) for i, p in enumerate(article["paragraphs"]) for qa in p["qas"]
+            (qa["question"], i)
+            for i, p in enumerate(article["paragraphs"])
+            for qa in p["qas"]
+            if not qa.get("is_impossible", False)
         ]
         splits["train" if n % 2 == 0 else "held"].append((paragraphs, questions))
     return splits
 
 
-def write_squad(work: Path, distractors: bool) -> tuple[Config, dict[str, list[tuple[str, str]]]]:
+def write_squad(
+    work: Path, distractors: bool, squad: Path = SQUAD
+) -> tuple[Config, dict[str, list[tuple[str, str]]]]:
     """A config with one collection per split (+ Django docs); split -> [(question, path)]."""
     asked: dict[str, list[tuple[str, str]]] = {}
     collections: list[dict[str, Any]] = []
-    for split, articles in squad_splits().items():
+    for split, articles in squad_splits(squad).items():
         folder = work / split
         folder.mkdir()
         asked[split] = []
@@ -237,12 +244,16 @@ def main() -> None:
     parser.add_argument("--distractors", action="store_true", help="index the Django docs too")
     parser.add_argument("--questions", type=int, default=0, help="sample N per split (0: all)")
     parser.add_argument("--no-dev", action="store_true", help="fit on SQuAD alone")
+    parser.add_argument(
+        "--squad", choices=sorted(SQUAD_FILES), default="v1.1", help="v2.0: answerable ones"
+    )
     args = parser.parse_args()
-    if not SQUAD.exists():
-        sys.exit(f"{SQUAD} is absent: this benchmark needs ../shared beside the repository")
+    squad = SQUAD_FILES[args.squad]
+    if not squad.exists():
+        sys.exit(f"{squad} is absent: this benchmark needs ../shared beside the repository")
     with tempfile.TemporaryDirectory(prefix="docbot-fusion-") as temporary:
         work = Path(temporary)
-        config, asked = write_squad(work, args.distractors)
+        config, asked = write_squad(work, args.distractors, squad)
         started = time.perf_counter()
         report = build_index(config)
         counts = ", ".join(f"{c.name} {c.chunks:,}" for c in report.collections)

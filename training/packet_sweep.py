@@ -5,9 +5,9 @@ answer lost before the reader starts; the `answer:` defaults (3,000 tokens, 2 ch
 12 hits) size a model's prompt, and a reader in code can afford more. For each setting of the
 grid (tokens, chunks per file, hits, neighbours, and the dense weight of search fusion as it
 changes the packet):
-1. the reader is refit on that setting's own packets (training/train_reader.py's `collect` and
-   `fit_reader`: a SQuAD v2.0 dev sample and the docs train split), since its weights and
-   threshold were fit on today's packets;
+1. the reader is refit on that setting's own packets (training/reader_data.py's `collect` and
+   training/train_reader.py's `fit_reader`: a SQuAD v2.0 dev sample and the docs train
+   split), since its weights and threshold were fit on today's packets;
 2. the real pipeline (index from disk, packing, the refit reader, verification) answers the
    docs train questions with that packet. The test split is never read.
 
@@ -50,7 +50,8 @@ from retrieval.index import Index, build_index
 from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from retrieval.tokens import TiktokenCounter
-from training.train_reader import collect, fit_reader
+from training.reader_data import collect, norm
+from training.train_reader import fit_reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,10 +125,6 @@ class Outcome:
     packet: EvidencePacket | None
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def file_in_packet(o: Outcome) -> bool:
     return o.packet is not None and any(
         item.chunk.path in o.question.expected for item in o.packet.items
@@ -137,9 +134,9 @@ def file_in_packet(o: Outcome) -> bool:
 def gold_in_packet(o: Outcome) -> bool:
     if o.packet is None:
         return False
-    strings = [_norm(s) for s in o.question.strings]
+    strings = [norm(s) for s in o.question.strings]
     return any(
-        item.chunk.path in o.question.expected and any(s in _norm(item.chunk.text) for s in strings)
+        item.chunk.path in o.question.expected and any(s in norm(item.chunk.text) for s in strings)
         for item in o.packet.items
     )
 

@@ -20,15 +20,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.dev_questions import SETS, corpus_config, load_questions
+from benchmarks.dev_questions import SETS
 from grounding.generators.extractive import judge_reading
 from grounding.generators.question import Kind
 from grounding.generators.reader_model import ReaderModel, load_model
-from grounding.generators.reading import UNIT_FEATURES, ReaderEmbedder
+from grounding.generators.reading import UNIT_FEATURES
 from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate
 from retrieval.embeddings import load_embedder
-from training.train_reader import Example, Read, _holds, labelled, packets
+from training.reader_data import Read, docs_reads
+from training.reader_threshold import holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ def misses(reads: Sequence[Read], model: ReaderModel) -> list[Miss]:
             continue
         judged = judge_reading(r.reading, model)
         howto = Kind.HOWTO in r.reading.asked.kinds
-        if _holds(r, judged.ranked, howto, model.extra_ratio):
+        if holds(r, judged.ranked, howto, model.extra_ratio):
             continue
         logits = model.ranker.logits(r.reading.units)
         where = {id(c): i for i, c in enumerate(r.reading.pool)}
@@ -89,24 +90,13 @@ def describe(miss: Miss, width: int = 300) -> str:
     return "\n".join(lines)
 
 
-def train_reads(corpora: Sequence[str], state: Path, embedder: ReaderEmbedder) -> list[Read]:
-    out = []
-    for corpus in corpora:
-        train = [q for q in load_questions(corpus) if q.split == "train"]
-        config = corpus_config(corpus, state / corpus)
-        for q, packet in zip(train, packets(config, [q.question for q in train]), strict=True):
-            if packet is not None:
-                example = Example("docs", q.question, q.answerable, q.expected, q.strings)
-                out.append(labelled(example, packet, embedder))
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", nargs="*", choices=sorted(SETS), default=sorted(SETS))
     parser.add_argument("--state", type=Path, default=Path("/tmp/docbot-dev-questions"))
     args = parser.parse_args(argv)
-    reads = train_reads(args.corpus, args.state, load_embedder())
+    embedder = load_embedder()
+    reads = [r for corpus in args.corpus for r in docs_reads(corpus, args.state, embedder)]
     found = misses(reads, load_model())
     answerable = sum(r.example.answerable for r in reads)
     held = sum(r.example.answerable and bool(r.labels.any()) for r in reads)

@@ -1,4 +1,5 @@
-"""How training/train_reader.py picks the answerer's threshold on the train split.
+"""How training/train_reader.py picks the answerer's threshold on the train split
+(training/reader_threshold.py).
 
 The most questions answered right among the thresholds that refuse at least REFUSAL_FLOOR
 (issue 8's target) of the uncovered questions; when none does, the one refusing the most.
@@ -7,7 +8,7 @@ The figures here are made up for the rule, not taken from a split.
 
 from __future__ import annotations
 
-from training.train_reader import REFUSAL_FLOOR, pick_threshold
+from training.reader_threshold import REFUSAL_FLOOR, pick_threshold
 
 UNCOVERED = [0.1] * 8 + [0.55, 0.6]  # the answerer's probability for ten uncovered questions
 RIGHT = [0.3, 0.4, 0.5, 0.57, 0.58, 0.7, 0.8, 0.9, 0.9, 0.9]  # ten it would answer right

@@ -11,7 +11,7 @@ from grounding.generators.reading import QUESTION_FEATURES, UNIT_FEATURES
 from grounding.generators.segmentation import UnitKind
 from tests.grounding.test_reader import chunk, packet
 from training.ranker_misses import describe, misses
-from training.train_reader import Example, Read, labelled
+from training.reader_data import Example, Read, labelled
 
 GUIDE = """\
 ## Timeouts

@@ -9,8 +9,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.found_again import find_posted
-from bot.replies import answer_thread
+from bot.replies import answer_thread, find_posted, has_metadata
 from bot.store import AnswerRecord
 
 NOTE_EVENT_TYPE = "docbot_escalation"
@@ -28,9 +27,10 @@ def note_metadata(record: AnswerRecord) -> dict[str, Any]:
 async def note_posted(client: AsyncWebClient, record: AnswerRecord) -> bool:
     """Whether the note for `record`'s question is where it is posted: after the answer in its
     thread, or in the channel itself for a private `/docbot` answer, which is in no thread.
-    Raises replies.Unknown when Slack cannot tell (see found_again.find_posted)."""
+    Raises replies.Unknown when Slack cannot tell (see replies.find_posted)."""
     found = await find_posted(
-        client, record.channel, answer_thread(record), record.reply_ts, NOTE_EVENT_TYPE,
-        {"question_ts": record.question_ts},
+        client, record.channel, answer_thread(record), record.reply_ts,
+        has_metadata(NOTE_EVENT_TYPE, {"question_ts": record.question_ts}),
+        f"the escalation note for answer {record.id}",
     )  # fmt: skip
     return found is not None

@@ -1,12 +1,13 @@
-"""Docbot's own Slack calls around a question: the threaded reply, the :eyes:, and finding a reply
-already posted when a crashed run is taken over (conversations.replies, by the reply's metadata).
+"""Docbot's own Slack calls around a question: the threaded reply, the :eyes:, and finding a post
+of docbot's again by its metadata (find_posted): the reply, when a crashed run is taken over or
+Slack's answer to the post was lost, and the one-off posts (an escalation note, a shared copy).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import aiohttp
@@ -41,6 +42,8 @@ MESSAGE_TS = re.compile(r"^[0-9]+\.[0-9]+$")
 # What Slack answers a post in a conversation docbot is not a member of (a private one it
 # cannot see at all is channel_not_found).
 NOT_A_MEMBER = frozenset({"not_in_channel", "channel_not_found"})
+# Whether a message in Slack is the one find_posted looks for.
+Matches = Callable[[Mapping[str, Any]], bool]
 
 
 async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
@@ -123,37 +126,73 @@ async def _respond(response_url: str, message: Message) -> None:
 
 
 class Unknown(Exception):
-    """Slack could not be asked whether the reply exists."""
+    """Slack could not tell whether a message docbot posted, or may have posted, exists."""
 
 
 async def posted_reply(client: AsyncWebClient, turn: Turn) -> str | None:
     """The ts of docbot's reply to `turn` in its thread, None when there is none.
 
-    Raises Unknown when Slack cannot be asked (logged); an ephemeral reply cannot be looked
-    for, so for one it says none (answering twice is the lesser harm)."""
+    Raises Unknown when Slack cannot tell (see find_posted); an ephemeral reply cannot be
+    looked for, so for one it says none (answering twice is the lesser harm)."""
     if turn.ephemeral:
         return None
+    return await find_posted(
+        client, turn.channel, turn.reply_thread, turn.ts,
+        lambda message: _replies_to(message, turn.ts), f"the reply to event {turn.event_id}",
+    )  # fmt: skip
+
+
+async def find_posted(
+    client: AsyncWebClient, channel: str, thread: str | None, after: str,
+    matches: Matches, what: str,
+) -> str | None:  # fmt: skip
+    """The ts of the first message in `thread` (in the channel itself when None) from message
+    ts `after` on that `matches`; None when there is none. `what` names it in the log.
+
+    Raises Unknown when Slack cannot be asked, or when more messages follow than REPLY_PAGES
+    pages hold (logged): not seeing the message is no proof that it is missing."""
+    oldest = after if MESSAGE_TS.match(after) else None
+    where = f"{channel}/{thread or '(channel)'}"
+    method = "conversations.history" if thread is None else "conversations.replies"
     cursor: str | None = None
     for _ in range(REPLY_PAGES):
         try:
-            response = await client.conversations_replies(
-                channel=turn.channel, ts=turn.reply_thread, oldest=turn.ts, inclusive=True,
-                include_all_metadata=True, limit=200, cursor=cursor,
-            )  # fmt: skip
+            if thread is None:
+                response = await client.conversations_history(
+                    channel=channel, oldest=oldest, inclusive=True, include_all_metadata=True,
+                    limit=200, cursor=cursor,
+                )  # fmt: skip
+            else:
+                response = await client.conversations_replies(
+                    channel=channel, ts=thread, oldest=oldest, inclusive=True,
+                    include_all_metadata=True, limit=200, cursor=cursor,
+                )  # fmt: skip
         except SLACK_CALL_ERRORS as exc:
-            log.warning(
-                "conversations.replies on %s/%s failed: %s; cannot tell whether the reply to "
-                "event %s was posted", turn.channel, turn.reply_thread, slack_error(exc),
-                turn.event_id,
-            )  # fmt: skip
+            log.warning("%s on %s failed: %s; cannot tell whether %s was posted", method, where,
+                        slack_error(exc), what)  # fmt: skip
             raise Unknown from exc
         for message in response.get("messages") or ():
-            if _replies_to(message, turn.ts):
+            if isinstance(message, Mapping) and matches(message):
                 return str(message["ts"])
         cursor = ((response.get("response_metadata") or {}).get("next_cursor")) or None
         if cursor is None:
             return None
-    return None
+    log.warning("the first %d pages of %s after %s do not show it: cannot tell whether %s was "
+                "posted", REPLY_PAGES, where, after, what)  # fmt: skip
+    raise Unknown
+
+
+def has_metadata(event_type: str, payload: Mapping[str, Any]) -> Matches:
+    """A find_posted test: the message's metadata is `event_type` with `payload`'s fields."""
+
+    def matches(message: Mapping[str, Any]) -> bool:
+        metadata = message.get("metadata")
+        if not isinstance(metadata, Mapping) or metadata.get("event_type") != event_type:
+            return False
+        found = metadata.get("event_payload")
+        return isinstance(found, Mapping) and all(found.get(k) == v for k, v in payload.items())
+
+    return matches
 
 
 def reply_metadata(turn: Turn) -> dict[str, Any]:
@@ -167,18 +206,12 @@ def stream_marker(question_ts: str) -> str:
     return f"{REPLY_EVENT_TYPE}:{question_ts}"
 
 
-def _replies_to(message: object, question_ts: str) -> bool:
-    if not isinstance(message, Mapping):
-        return False
+def _replies_to(message: Mapping[str, Any], question_ts: str) -> bool:
     blocks = message.get("blocks")
     first = blocks[0] if isinstance(blocks, list) and blocks else None
     if isinstance(first, Mapping) and first.get("block_id") == stream_marker(question_ts):
         return True
-    metadata = message.get("metadata")
-    if not isinstance(metadata, Mapping) or metadata.get("event_type") != REPLY_EVENT_TYPE:
-        return False
-    payload = metadata.get("event_payload")
-    return isinstance(payload, Mapping) and payload.get("question_ts") == question_ts
+    return has_metadata(REPLY_EVENT_TYPE, {"question_ts": question_ts})(message)
 
 
 async def react(client: AsyncWebClient, method: str, turn: Turn) -> bool:

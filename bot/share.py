@@ -15,12 +15,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import ListenerDeps
 from bot.escalation import render_offering_help
 from bot.failures import log_failure
-from bot.found_again import find_posted
 from bot.interactive import ButtonPress
 from bot.leases import Lease
 from bot.render import post_kwargs
 from bot.render.commands import already_shared, share_failed, share_unconfirmed, shared
-from bot.replies import Unknown, tell
+from bot.replies import Unknown, find_posted, has_metadata, tell
 from bot.store import AnswerRecord, Claim, EventKey
 from bot.webapi import SLACK_CALL_ERRORS, maybe_done, slack_error, unrepeated
 from retrieval.config import Config
@@ -108,8 +107,9 @@ def _share_metadata(record: AnswerRecord) -> dict[str, Any]:
 
 async def _posted_copy(client: AsyncWebClient, record: AnswerRecord) -> str | None:
     return await find_posted(
-        client, record.channel, None, record.reply_ts, SHARED_EVENT_TYPE,
-        {"answer_ts": record.reply_ts},
+        client, record.channel, None, record.reply_ts,
+        has_metadata(SHARED_EVENT_TYPE, {"answer_ts": record.reply_ts}),
+        f"the shared copy of answer {record.id}",
     )  # fmt: skip
 
 

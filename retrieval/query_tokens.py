@@ -36,6 +36,8 @@ from retrieval.errors import IndexNotBuiltError
 
 MAGIC = b"docbot-query-tokens-1\n"
 _LENGTH = struct.Struct("<Q")
+_CACHED_PAIRS = 100_000
+_UNSEEN = (-1, -1)  # a pair not looked up yet (no merge has a negative rank)
 _SPACE = "▁"
 _EXPECTED_NORMALIZER = {
     "type": "Sequence",
@@ -129,14 +131,19 @@ class QueryTokens:
         self._merges: dict[tuple[int, int], tuple[int, int] | None] = {}
 
     def _merge(self, left: int, right: int) -> tuple[int, int] | None:
-        """(rank, merged id) of the pair, or None; looked up in the sorted table once."""
+        """(rank, merged id) of the pair, or None; looked up in the sorted table, and kept
+        (at most _CACHED_PAIRS pairs: `docbot serve` tokenizes questions for weeks)."""
         pair = (left, right)
-        if pair not in self._merges:
+        found = self._merges.get(pair, _UNSEEN)
+        if found is _UNSEEN:
             key = np.uint64(_pair(left, right))
             at = int(np.searchsorted(self._keys, key))
-            found = at < len(self._keys) and self._keys[at] == key
-            self._merges[pair] = (int(self._ranks[at]), int(self._merged[at])) if found else None
-        return self._merges[pair]
+            hit = at < len(self._keys) and self._keys[at] == key
+            found = (int(self._ranks[at]), int(self._merged[at])) if hit else None
+            if len(self._merges) >= _CACHED_PAIRS:
+                self._merges.clear()
+            self._merges[pair] = found
+        return found
 
     def encode(self, text: str) -> list[int] | None:
         if any(special in text for special in self._specials):

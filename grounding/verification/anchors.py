@@ -93,12 +93,8 @@ def _named_elsewhere(evidence: Sequence[str], spots: Sequence[int]) -> list[int]
     """Where else the evidence names what a number at `spots` is the value of: "min_length=8"
     gives `min_length` 8, so "at least %(min_length)d characters" speaks of 8 characters. The
     name is the content word right before the number."""
-    names = {evidence[j - 1] for j in spots if j > 0 and _is_name(evidence[j - 1])}
+    names = {evidence[j - 1] for j in spots if j > 0 and is_content(evidence[j - 1])}
     return [k for k, other in enumerate(evidence) if other in names and k + 1 not in spots]
-
-
-def _is_name(term: str) -> bool:
-    return len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED
 
 
 # What joins numbers into one run ("ports 8000 and 8001", "2, 4 or 8 workers", "5 to 10").
@@ -140,7 +136,7 @@ def sentence_window(terms: Sequence[str], j: int, width: int) -> set[str]:
 
 def neighbour_words(terms: Sequence[str], i: int, width: int = 3) -> set[str]:
     near = sentence_window(terms, i, width) - {terms[i]}
-    return {t for t in near if len(t) > 1 and t[0].isalpha() and t not in STOPWORDS_FOLDED}
+    return {t for t in near if is_content(t)}
 
 
 def _same(term: str, other: str) -> bool:
@@ -148,3 +144,9 @@ def _same(term: str, other: str) -> bool:
 
 
 STOPWORDS_FOLDED = frozenset(fold_word(w) for w in CLAIM_STOPWORDS) - NEGATIONS
+
+
+def is_content(term: str) -> bool:
+    """A content word: a word of two letters or more that is not one of the verifier's
+    stopwords (a negation counts: STOPWORDS_FOLDED leaves the negations out)."""
+    return len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from grounding.verification.anchors import (
-    STOPWORDS_FOLDED,
+    is_content,
     is_number,
     sentence_window,
     spaced_terms,
@@ -62,14 +62,10 @@ def _soft_count(terms: Sequence[str], i: int) -> str | None:
     if term in _AFTER_A:
         return _AFTER_A[term] if before == _A else None
     if term == _BOTH:
-        return "2" if (not before or before in _BEFORE_BOTH) and _is_content(after) else None
+        return "2" if (not before or before in _BEFORE_BOTH) and is_content(after) else None
     if term == _ONE and before not in _NOT_COUNTED_AFTER and after and after not in _NOT_COUNTING:
         return "1"
     return None
-
-
-def _is_content(term: str) -> bool:
-    return len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED
 
 
 def counted_words(terms: Sequence[str], spaced: Sequence[bool], i: int) -> tuple[str, ...]:
@@ -77,12 +73,12 @@ def counted_words(terms: Sequence[str], spaced: Sequence[bool], i: int) -> tuple
     words in a row, with only whitespace between them; () if a number, punctuation or a
     sentence end comes first ("max_idle=5, max_workers": the 5 counts no workers)."""
     j, skipped = i + 1, 0
-    while j < len(terms) and spaced[j] and terms[j] and not _is_content(terms[j]):
+    while j < len(terms) and spaced[j] and terms[j] and not is_content(terms[j]):
         if is_number(terms[j]) or _soft_count(terms, j) is not None or skipped == SKIP:
             return ()
         j, skipped = j + 1, skipped + 1
     phrase: list[str] = []
-    while j < len(terms) and spaced[j] and len(phrase) < PHRASE and _is_content(terms[j]):
+    while j < len(terms) and spaced[j] and len(phrase) < PHRASE and is_content(terms[j]):
         phrase.append(terms[j])
         j += 1
     return tuple(phrase)
@@ -90,7 +86,7 @@ def counted_words(terms: Sequence[str], spaced: Sequence[bool], i: int) -> tuple
 
 def owner_before(terms: Sequence[str], spaced: Sequence[bool], i: int) -> str | None:
     """The content word right before number `i`, only whitespace between ("port 8000")."""
-    return terms[i - 1] if i > 0 and spaced[i] and _is_content(terms[i - 1]) else None
+    return terms[i - 1] if i > 0 and spaced[i] and is_content(terms[i - 1]) else None
 
 
 def binding_problem(claim: str, evidence: str) -> str | None:

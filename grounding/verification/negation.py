@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grounding.verification.anchors import STOPWORDS_FOLDED, anchored, sentence_window
+from grounding.verification.anchors import anchored, is_content, sentence_window
 from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, fold_word
 
@@ -66,7 +66,7 @@ def _content_after(terms: Sequence[str], i: int, limit: int) -> list[str]:
     for term in terms[i + 1 :]:
         if not term or len(out) == limit:
             break
-        if len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED:
+        if is_content(term):
             out.append(term)
     return out
 
@@ -120,6 +120,6 @@ def _negated_word(clause: Sequence[str], j: int) -> str | None:
     for term in clause[j + 1 : j + 1 + _GOVERNS]:
         if not term:
             return None  # the sentence ended
-        if len(term) > 1 and term[0].isalpha() and term not in STOPWORDS_FOLDED:
+        if is_content(term):
             return term
     return None

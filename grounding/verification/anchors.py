@@ -75,10 +75,15 @@ def is_number(term: str) -> bool:
     return term[:1].isdigit()
 
 
+def is_ordinal(term: str) -> bool:
+    """An ordinal, a position and not an amount: "third" and "3rd" are both the term "3rd"."""
+    return _ORDINAL.fullmatch(term) is not None
+
+
 def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int) -> bool:
     """Whether claim term `i` occurs in `evidence` within `window` words of a word next to it in
     the claim; True when it has no such word (the presence checks are all there is)."""
-    width = _ORDINAL_REACH if _ORDINAL.fullmatch(claim[i]) else 3
+    width = _ORDINAL_REACH if is_ordinal(claim[i]) else 3
     neighbours = set().union(*(neighbour_words(claim, k, width) for k in _number_run(claim, i)))
     if not neighbours:
         return True

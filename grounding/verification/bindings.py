@@ -8,12 +8,12 @@ leading "both" are counts here when they count a noun, so they must agree with t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
 from grounding.verification.anchors import (
     is_content,
     is_number,
+    is_ordinal,
     sentence_window,
     spaced_terms,
 )
@@ -40,14 +40,11 @@ _AFTER_A = {fold_word("single"): "1", fold_word("couple"): "2", fold_word("pair"
 _BEFORE_BOTH = folded_words("of for to on in with by from at")
 
 
-_POSITION = re.compile(r"\d+(?:st|nd|rd|th)")
-
-
 def counts(terms: Sequence[str]) -> Iterator[tuple[int, str]]:
     """Each number of `terms` with its position, and each word counting a noun, as its value."""
     for i, term in enumerate(terms):
         if is_number(term):
-            if not _POSITION.fullmatch(term):  # "the first way" of "two ways" counts no ways
+            if not is_ordinal(term):  # "the first way" of "two ways" counts no ways
                 yield i, term
         else:
             value = _soft_count(terms, i)

@@ -43,9 +43,9 @@ _ELLIPSIS = re.compile(r"\s*(?:\[\.\.\.\]|\.{3,})\s*")
 _EDGES = " \t\n\"'.,;:!?()[]«»"
 # Where a block starts besides a blank line: a heading, a list item, a table row, a quote.
 _BLOCK_START = re.compile(rf"{LIST_MARKER.pattern}|{ATX_HEADING.pattern}|^\s*[|>]")
-# What ends a clause inside a sentence: the clause of a quote is where its negations bind.
 # A numbered list item's number: "3." or "3)" at its first line's start.
 _ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]+")
+# What ends a clause inside a sentence: the clause of a quote is where its negations bind.
 _CLAUSE_END = re.compile(r"[,;:()]|\s-\s|\s(?=but\b|unlike\b|whereas\b|while\b|which\b)")
 
 

@@ -20,8 +20,8 @@ from bot.render.commands import not_a_member
 from bot.store import AnswerRecord
 from bot.webapi import (
     SLACK_CALL_ERRORS,
-    ObservedWebClient,
     maybe_done,
+    rebuilt,
     slack_error,
     slack_error_code,
     unrepeated,
@@ -227,14 +227,7 @@ async def react(client: AsyncWebClient, method: str, turn: Turn) -> bool:
 def cosmetic_client(client: AsyncWebClient) -> AsyncWebClient:
     """The same workspace and API as `client`, but one try with a short timeout: a 429 on the
     :eyes: drops it instead of holding the reply for Retry-After."""
-    options: dict[str, Any] = dict(
-        token=client.token, base_url=client.base_url, timeout=COSMETIC_TIMEOUT_SECONDS,
-        ssl=client.ssl, proxy=client.proxy, headers=client.headers, logger=client.logger,
-        retry_handlers=[],
-    )  # fmt: skip
-    if isinstance(client, ObservedWebClient):  # its failures are counted too
-        return ObservedWebClient(on_error=client.on_error, **options)
-    return AsyncWebClient(**options)
+    return rebuilt(client, timeout=COSMETIC_TIMEOUT_SECONDS, retry_handlers=[])
 
 
 def answer_thread(record: AnswerRecord) -> str | None:

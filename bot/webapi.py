@@ -112,13 +112,16 @@ def observed(client: AsyncWebClient, on_error: Callable[[str], None]) -> Observe
     same token, workspace, session and retries."""
     if isinstance(client, ObservedWebClient) and client.on_error is on_error:
         return client
-    return ObservedWebClient(
-        on_error=on_error, token=client.token, base_url=client.base_url, timeout=client.timeout,
-        ssl=client.ssl, proxy=client.proxy, session=client.session,
-        trust_env_in_session=client.trust_env_in_session, headers=client.headers,
-        team_id=client.default_params.get("team_id"), logger=client.logger,
-        retry_handlers=client.retry_handlers,
-    )  # fmt: skip
+    return ObservedWebClient(on_error=on_error, **_options(client))
+
+
+def rebuilt(client: AsyncWebClient, **changes: Any) -> AsyncWebClient:
+    """`client` with some of its options changed (`timeout`, `retry_handlers`): the same token,
+    workspace and session, and its failures still reported when it reports them."""
+    options = {**_options(client), **changes}
+    if isinstance(client, ObservedWebClient):
+        return ObservedWebClient(on_error=client.on_error, **options)
+    return AsyncWebClient(**options)
 
 
 def unrepeated(client: AsyncWebClient) -> AsyncWebClient:
@@ -126,16 +129,17 @@ def unrepeated(client: AsyncWebClient) -> AsyncWebClient:
     retried (Slack did nothing), never a 5xx or a dropped connection, after which the post may
     be in Slack already; the caller looks for it instead (see maybe_done)."""
     handlers = [h for h in client.retry_handlers if isinstance(h, AsyncRateLimitErrorRetryHandler)]
-    options: dict[str, Any] = dict(
+    return rebuilt(client, retry_handlers=handlers)
+
+
+def _options(client: AsyncWebClient) -> dict[str, Any]:
+    return dict(
         token=client.token, base_url=client.base_url, timeout=client.timeout, ssl=client.ssl,
         proxy=client.proxy, session=client.session,
         trust_env_in_session=client.trust_env_in_session, headers=client.headers,
         team_id=client.default_params.get("team_id"), logger=client.logger,
-        retry_handlers=handlers,
+        retry_handlers=client.retry_handlers,
     )  # fmt: skip
-    if isinstance(client, ObservedWebClient):  # its failures are counted too
-        return ObservedWebClient(on_error=client.on_error, **options)
-    return AsyncWebClient(**options)
 
 
 def _clip(text: str) -> str:

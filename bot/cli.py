@@ -380,8 +380,14 @@ def entry() -> None:
     code = main()
     if sys.argv[1:2] == ["search"]:
         logging.shutdown()
-        with contextlib.suppress(OSError):  # the reader may have left: nothing to report
+        try:
             sys.stdout.flush()
+        except BrokenPipeError:
+            pass  # the reader left: nothing to report (as `main`)
+        except OSError as exc:  # a full disk, say: the hits are lost, so the search failed
+            print(f"docbot: error: cannot write the hits ({exc.strerror or exc})", file=sys.stderr)
+            code = code or EXIT_FAILED
+        with contextlib.suppress(OSError):
             sys.stderr.flush()
         os._exit(code)
     raise SystemExit(code)

@@ -26,7 +26,7 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +45,7 @@ from grounding.evidence import PackPolicy
 from grounding.generators.base import Generator
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
+from grounding.retriever import Retriever
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
 from retrieval.links import url_resolver
@@ -109,10 +110,16 @@ def corpus_config(corpus: str, state: Path) -> Config:
     return load_config(config_file)
 
 
-def pipeline_for(config: Config, generator: Generator) -> AnswerPipeline:
+def pipeline_for(
+    config: Config,
+    generator: Generator,
+    retriever: Callable[[Index], Retriever] = lambda index: index,
+) -> AnswerPipeline:
+    """The answer pipeline over `config`'s built index, wrapped by `retriever` (training/
+    packet_sweep.py reweighs its fusion), with the configured packing."""
     answer = config.answer
     return AnswerPipeline(
-        Index.load(config),
+        retriever(Index.load(config)),
         generator,
         TiktokenCounter(),
         PackPolicy.from_config(answer),

@@ -35,10 +35,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.corpora import corpora_absent
-from benchmarks.dev_questions import SETS, Question, corpus_config, load_questions
+from benchmarks.dev_questions import SETS, Question, corpus_config, load_questions, pipeline_for
 from grounding.answer import Answer, AnswerStatus
 from grounding.evaluation.scoring import answered_right
-from grounding.evidence import EvidencePacket, PacketSize, PackPolicy
+from grounding.evidence import EvidencePacket, PacketSize
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.reader_model import ReaderModel
@@ -47,9 +47,7 @@ from retrieval.chunks import Chunk, Hit
 from retrieval.embeddings import load_embedder
 from retrieval.fusion import DENSE_WEIGHT, DEPTH, weighted
 from retrieval.index import Index, build_index
-from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
-from retrieval.tokens import TiktokenCounter
 from training.reader_data import collect, norm
 from training.train_reader import fit_reader
 
@@ -148,15 +146,8 @@ def answer_train(setting: Setting, model: ReaderModel, state: Path) -> list[Outc
         questions = [q for q in load_questions(corpus) if q.split == "train"]
         config = corpus_config(corpus, state / corpus)
         build_index(config)
-        answer = config.answer
-        pipeline = AnswerPipeline(
-            Reweighed(Index.load(config), setting.dense_weight),
-            recording,
-            TiktokenCounter(),
-            PackPolicy.from_config(answer),
-            url_resolver(config),
-            k=answer.k,
-        )
+        reweighed = functools.partial(Reweighed, weight=setting.dense_weight)
+        pipeline = pipeline_for(config, recording, reweighed)
         scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
         out.extend(asyncio.run(_answer_all(pipeline, recording, questions, scope)))
     return out

@@ -21,19 +21,16 @@ import numpy as np
 import numpy.typing as npt
 
 from benchmarks.answer_quality import collection_config, squad_cases
-from benchmarks.dev_questions import SETS, corpus_config, load_questions
-from grounding.evidence import EvidencePacket, PacketSize, PackPolicy
+from benchmarks.dev_questions import SETS, corpus_config, load_questions, pipeline_for
+from grounding.evidence import EvidencePacket, PacketSize
 from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.extractive import INSUFFICIENT_MESSAGE, PACKET_SIZE
 from grounding.generators.reading import ReaderEmbedder, Reading, read
-from grounding.pipeline import AnswerPipeline
 from grounding.retriever import Retriever
 from grounding.schema import GroundedResponse
 from retrieval.config import Config
 from retrieval.index import Index, build_index
-from retrieval.links import url_resolver
 from retrieval.scopes import ConversationKind, resolve_scope
-from retrieval.tokens import TiktokenCounter
 
 REPO = Path(__file__).resolve().parents[1]
 SQUAD_V2 = REPO / ".." / "shared" / "eval" / "squad" / "dev-v2.0.json"
@@ -90,15 +87,7 @@ def packets(
     `retriever` wraps the index (training/packet_sweep.py reweighs its fusion)."""
     build_index(config)
     recorder = _Recorder(packet_size)
-    answer = config.answer
-    pipeline = AnswerPipeline(
-        retriever(Index.load(config)),
-        recorder,
-        TiktokenCounter(),
-        PackPolicy.from_config(answer),
-        url_resolver(config),
-        k=answer.k,
-    )
+    pipeline = pipeline_for(config, recorder, retriever)
     scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
 
     async def run() -> None:

@@ -156,7 +156,10 @@ class QueryTokens:
             if found is not None:
                 ids.append(found)
                 continue
-            pieces = [self._bytes[b] for b in char.encode("utf-8")]
+            try:
+                pieces = [self._bytes[b] for b in char.encode("utf-8")]
+            except UnicodeEncodeError:  # a lone surrogate (from JSON's "\\ud800"): not text
+                return None
             if min(pieces) < 0:
                 return None  # an unknown piece: the tokenizer's <unk> rules, not repeated here
             ids.extend(pieces)

@@ -53,7 +53,9 @@ def _strings() -> list[str]:
     rng = random.Random(11)
     words = [w for doc in sorted((ROOT / "docs").glob("*.md")) for w in doc.read_text().split()]
     phrases = [" ".join(rng.choices(words, k=rng.randint(1, 12))) for _ in range(2500)]
-    chars = [chr(c) for c in range(32, 0x2FFFF) if not 0xD800 <= c < 0xE000]
+    # Control characters too, and the tag characters of flags, past the planes in use.
+    points = (*range(0x30000), *range(0xE0000, 0xE0080), 0xF0000, 0x10FFFF)
+    chars = [chr(c) for c in points if not 0xD800 <= c < 0xE000]  # not a lone surrogate
     odd = ["".join(rng.choices(chars, k=rng.randint(1, 6))) for _ in range(800)]
     return FIXED + phrases + odd
 
@@ -90,6 +92,11 @@ def test_the_tables_give_the_tokenizers_own_ids(model: StaticEmbedder, tokens: Q
 def test_special_tokens_in_a_text_go_to_the_real_tokenizer(tokens: QueryTokens) -> None:
     for text in ("<s>", "before </s> after", "an <unk> here"):
         assert tokens.encode(text) is None
+
+
+def test_a_lone_surrogate_goes_to_the_real_tokenizer(tokens: QueryTokens) -> None:
+    # A JSON string may hold "\\ud800"; it has no UTF-8 bytes, so no pieces to repeat.
+    assert tokens.encode("a\ud800b") is None
 
 
 def test_a_question_gets_the_full_tokenizers_vector(

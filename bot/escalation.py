@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
-from bot.escalation_notes import note_metadata, note_posted
+from bot.escalation_notes import note_metadata, posted_note
 from bot.failures import log_failure
 from bot.interactive import ButtonPress
 from bot.members import is_member
@@ -28,9 +28,8 @@ from bot.render.escalation import (
     no_owners,
 )
 from bot.render.feedback import not_my_answer
-from bot.replies import MESSAGE_TS, Unknown, answer_thread, tell
+from bot.replies import MESSAGE_TS, Unknown, answer_thread, post_once, tell
 from bot.store import AnswerRecord
-from bot.webapi import SLACK_CALL_ERRORS, maybe_done, slack_error, unrepeated
 from grounding.answer import Answer
 from retrieval.config import Config
 
@@ -107,7 +106,7 @@ async def _escalate(
         return escalated_already()
     # An earlier note may or may not have been posted: look, and post only if it is missing.
     try:
-        if await note_posted(client, doubted):
+        if await posted_note(client, doubted) is not None:
             return escalated_already()
     except Unknown:
         await asyncio.to_thread(deps.store.doubt_escalation, record.id)
@@ -121,33 +120,22 @@ async def _post_note(
     """Post the owners' note for `record`, whose escalation this caller holds, and settle the
     claim: kept when the note is in Slack, released when it surely is not.
 
-    The post is never retried blind (only a 429 is: Slack did nothing). When it fails in a way
-    that may have posted it all the same (see maybe_done), the thread is read for the note's
-    metadata: there -> escalated; missing -> released, and the presser may try again. When
-    Slack cannot be read either, the claim is kept but marked unsure, and the presser is told
-    so: a second note is never posted on a guess, and the next press looks again before
-    posting, so a note that never arrived is not lost without anyone knowing."""
+    The post is never retried blind (replies.post_once): when it fails in a way that may have
+    posted it all the same, the thread is read for the note's metadata. When Slack cannot be
+    read either, the claim is kept but marked unsure, and the presser is told so: a second
+    note is never posted on a guess, and the next press looks again before posting, so a note
+    that never arrived is not lost without anyone knowing."""
     assert record.id is not None
     try:
-        await unrepeated(client).chat_postMessage(
+        posted = await post_once(
+            client, lambda: posted_note(client, record), f"the escalation of answer {record.id}",
             channel=record.channel, thread_ts=answer_thread(record),
             metadata=note_metadata(record), **post_kwargs(note),
         )  # fmt: skip
-    except SLACK_CALL_ERRORS as exc:
-        if not maybe_done(exc):
-            log.error("posting the escalation of answer %s failed: %s", record.id,
-                      slack_error(exc))  # fmt: skip
-            await asyncio.to_thread(deps.store.release_escalation, record.id)
-            return escalation_failed()
-        log.warning("posting the escalation of answer %s may have failed (%s); looking for it",
-                    record.id, slack_error(exc))  # fmt: skip
-        try:
-            posted = await note_posted(client, record)
-        except Unknown:
-            await asyncio.to_thread(deps.store.doubt_escalation, record.id)
-            return escalation_unconfirmed()
-        if not posted:
-            await asyncio.to_thread(deps.store.release_escalation, record.id)
-            return escalation_failed()
-        log.info("the escalation of answer %s was posted despite the error", record.id)
+    except Unknown:
+        await asyncio.to_thread(deps.store.doubt_escalation, record.id)
+        return escalation_unconfirmed()
+    if posted is None:
+        await asyncio.to_thread(deps.store.release_escalation, record.id)
+        return escalation_failed()
     return escalated()

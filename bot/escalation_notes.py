@@ -24,13 +24,13 @@ def note_metadata(record: AnswerRecord) -> dict[str, Any]:
     }
 
 
-async def note_posted(client: AsyncWebClient, record: AnswerRecord) -> bool:
-    """Whether the note for `record`'s question is where it is posted: after the answer in its
-    thread, or in the channel itself for a private `/docbot` answer, which is in no thread.
-    Raises replies.Unknown when Slack cannot tell (see replies.find_posted)."""
-    found = await find_posted(
+async def posted_note(client: AsyncWebClient, record: AnswerRecord) -> str | None:
+    """The ts of the note for `record`'s question where it is posted: after the answer in its
+    thread, or in the channel itself for a private `/docbot` answer, which is in no thread;
+    None when it is not there. Raises replies.Unknown when Slack cannot tell (see
+    replies.find_posted)."""
+    return await find_posted(
         client, record.channel, answer_thread(record), record.reply_ts,
         has_metadata(NOTE_EVENT_TYPE, {"question_ts": record.question_ts}),
         f"the escalation note for answer {record.id}",
     )  # fmt: skip
-    return found is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp
@@ -82,6 +82,30 @@ async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | No
             log.error("chat.postMessage to %s failed for event %s: %s", turn.channel,
                       turn.event_id, slack_error(again))  # fmt: skip
             return None
+    ts = response.get("ts")
+    return str(ts) if ts else None
+
+
+async def post_once(
+    client: AsyncWebClient, find: Callable[[], Awaitable[str | None]], what: str, **options: Any
+) -> str | None:
+    """chat.postMessage for a one-off post that must not show twice (`what` names it in the
+    log): its ts, or None when it surely is not in Slack (logged).
+
+    Not retried blind (webapi.unrepeated); after a failure that may have posted it all the
+    same (webapi.maybe_done), `find` looks for it (see find_posted), and its ts is returned
+    when it is there. Raises Unknown when Slack cannot tell."""
+    try:
+        response = await unrepeated(client).chat_postMessage(**options)
+    except SLACK_CALL_ERRORS as exc:
+        if not maybe_done(exc):
+            log.error("posting %s failed: %s", what, slack_error(exc))
+            return None
+        log.warning("posting %s may have failed (%s); looking for it", what, slack_error(exc))
+        found = await find()
+        if found is not None:
+            log.info("%s was posted despite the error", what)
+        return found
     ts = response.get("ts")
     return str(ts) if ts else None
 

@@ -19,9 +19,8 @@ from bot.interactive import ButtonPress
 from bot.leases import Lease
 from bot.render import post_kwargs
 from bot.render.commands import already_shared, share_failed, share_unconfirmed, shared
-from bot.replies import Unknown, find_posted, has_metadata, tell
+from bot.replies import Unknown, find_posted, has_metadata, post_once, tell
 from bot.store import AnswerRecord, Claim, EventKey
-from bot.webapi import SLACK_CALL_ERRORS, maybe_done, slack_error, unrepeated
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
@@ -75,30 +74,21 @@ async def _share(
 ) -> _Shared | None:
     """Post the copy, once: None when it surely is not in the channel (logged).
 
-    The post is not retried blind (only a 429 is); after a failure that may have posted it
-    all the same (webapi.maybe_done), and before posting for a claim taken over from a press
-    that ended so, the channel is read for the copy's metadata. Raises replies.Unknown when
-    Slack cannot tell: the caller then leaves the claim to lapse rather than risk a second
-    copy, and the next press looks again."""
+    The post is not retried blind (replies.post_once); after a failure that may have posted
+    it all the same, and before posting for a claim taken over from a press that ended so,
+    the channel is read for the copy's metadata. Raises replies.Unknown when Slack cannot
+    tell: the caller then leaves the claim to lapse rather than risk a second copy, and the
+    next press looks again."""
     if not first:
         found = await _posted_copy(client, record)
         if found is not None:
             return _Shared(found, found=True)
     message = shared(render_offering_help(config, record.answer), record.asker)
-    try:
-        response = await unrepeated(client).chat_postMessage(
-            channel=record.channel, metadata=_share_metadata(record), **post_kwargs(message)
-        )
-    except SLACK_CALL_ERRORS as exc:
-        if not maybe_done(exc):
-            log.error("sharing answer %s failed: %s", record.id, slack_error(exc))
-            return None
-        log.warning("sharing answer %s may have failed (%s); looking for it", record.id,
-                    slack_error(exc))  # fmt: skip
-        found = await _posted_copy(client, record)
-        return None if found is None else _Shared(found, found=False)
-    ts = str(response.get("ts") or "")
-    return _Shared(ts, found=False) if ts else None
+    ts = await post_once(
+        client, lambda: _posted_copy(client, record), f"the shared copy of answer {record.id}",
+        channel=record.channel, metadata=_share_metadata(record), **post_kwargs(message),
+    )  # fmt: skip
+    return None if ts is None else _Shared(ts, found=False)
 
 
 def _share_metadata(record: AnswerRecord) -> dict[str, Any]:

@@ -224,8 +224,10 @@ class QuestionEmbedder:
         return self._model.embed_tokens(covered)
 
 
-def _file(embedder: StaticEmbedder) -> str:
-    return f"vectors/query-tokens-{model_tag(embedder)}.bin"
+def _file(embedder: StaticEmbedder, source_sha256: str) -> str:
+    """Named by the model and the tokenizer file's sha256, as every index file by its content:
+    a build for another tokenizer file writes a new file, never over one a manifest names."""
+    return f"vectors/query-tokens-{model_tag(embedder)}-{source_sha256[:16]}.bin"
 
 
 def write_query_tokens(root: Path, embedder: Embedder) -> dict[str, Any] | None:
@@ -233,8 +235,9 @@ def write_query_tokens(root: Path, embedder: Embedder) -> dict[str, Any] | None:
     and made from the installed tokenizer file), or None for a model without them."""
     if not isinstance(embedder, StaticEmbedder) or embedder.tokenizer_file is None:
         return None
-    file, source = _file(embedder), embedder.tokenizer_file
+    source = embedder.tokenizer_file
     source_sha256 = hashlib.sha256(source.read_bytes()).hexdigest()
+    file = _file(embedder, source_sha256)
     try:
         existing = (root / file).read_bytes()
         data = existing if QueryTokens(existing).source_sha256 == source_sha256 else None

@@ -97,8 +97,25 @@ def load_questions(corpus: str) -> tuple[Question, ...]:
     )
 
 
+# Worktrees share a --state folder by default, but a set inside the checkout (docbot-docs: the
+# repo's own docs/) is each worktree's own: kept under one state, its config and index pointed
+# at the docs/ of whichever worktree ran last. Such a set's state is tagged with the checkout.
+_CHECKOUT = hashlib.sha256(str(REPO.resolve()).encode()).hexdigest()[:8]
+
+
+def corpus_state(corpus: str, state: Path) -> Path:
+    """Where `corpus`'s config and index are kept, given `state`: `state` itself for a shared
+    corpus, a sibling tagged with this checkout for a set inside the repository."""
+    folder, _ = SETS[corpus]
+    if (CORPORA / folder).resolve().is_relative_to(REPO.resolve()):
+        return state.with_name(f"{state.name}-{_CHECKOUT}")
+    return state
+
+
 def corpus_config(corpus: str, state: Path) -> Config:
+    """The config of `corpus`'s collection, written under `state` (see corpus_state)."""
     folder, exclude = SETS[corpus]
+    state = corpus_state(corpus, state)
     state.mkdir(parents=True, exist_ok=True)
     config_file = state / "docbot.yml"
     config_file.write_text(

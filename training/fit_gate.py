@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.corpora import corpora_absent
-from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions
+from benchmarks.dev_questions import CORPORA, SETS, Question, corpus_state, load_questions
 from grounding.gate import GATE_HITS, THRESHOLDS_FILE, nearness, setup_key
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
@@ -46,7 +46,7 @@ def setup_config(corpus: str, engine: str, dense: bool, state: Path) -> Config:
     """The dev corpus's collection with `engine` forced; one state folder per engine (dense on
     and off share it: the vectors are only read when dense is on)."""
     folder, exclude = SETS[corpus]
-    root = state / f"{corpus}-{engine}"
+    root = corpus_state(corpus, state / f"{corpus}-{engine}")
     root.mkdir(parents=True, exist_ok=True)
     path = root / f"docbot{'' if dense else '-bm25only'}.yml"
     path.write_text(

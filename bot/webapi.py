@@ -68,10 +68,13 @@ def maybe_done(exc: BaseException) -> bool:
     """Whether a failed call may have taken effect all the same, so a post may be in Slack.
 
     Definite (nothing was done): Slack's own refusal, answered in its JSON with a code such as
-    channel_not_found, not_in_channel or invalid_auth, and slack_sdk's errors raised before a
-    request is sent. Anything else may have been done: no answer at all (a timeout, a dropped
+    channel_not_found, not_in_channel or invalid_auth, slack_sdk's errors raised before a
+    request is sent, and a connection that was never made (refused, no such host, a failed TLS
+    handshake). Anything else may have been done: no answer at all (a timeout, a dropped
     connection), a 5xx or 429 (after the client's retries), a body that is not Slack's JSON (a
     proxy's error page), or one of MAYBE_DONE_CODES."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return False  # no connection, so no request reached Slack
     if not isinstance(exc, SlackClientError):
         return True  # a transport failure: the request may have reached Slack
     if not isinstance(exc, SlackApiError):

@@ -5,8 +5,10 @@ the fake Slack Web API, one try each."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 
+import aiohttp
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -50,3 +52,23 @@ def test_a_failure_that_may_have_posted_is_maybe_done(script: Callable[[FakeSlac
 @pytest.mark.parametrize("error", ["channel_not_found", "not_in_channel", "invalid_auth"])
 def test_slacks_own_refusal_is_definite(error: str) -> None:
     assert _failure(lambda s: s.refuse("chat.postMessage", error)) is False
+
+
+def test_a_connection_never_made_is_definite() -> None:
+    """Nothing listens on the port: the request never left, so there is nothing to look for
+    (a look would fail the same way and leave an escalation "unconfirmed" for no reason)."""
+
+    async def main() -> bool:
+        with socket.socket() as probe:  # a port that was free a moment ago, now closed
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        client = AsyncWebClient(token="xoxb-x", base_url=f"http://127.0.0.1:{port}/api/",
+                                retry_handlers=[])  # fmt: skip
+        try:
+            await client.chat_postMessage(channel="C0GENERAL", text="hello")
+        except SLACK_CALL_ERRORS as exc:
+            assert isinstance(exc, aiohttp.ClientConnectorError)
+            return maybe_done(exc)
+        raise AssertionError("the call did not fail")
+
+    assert asyncio.run(main()) is False

@@ -106,7 +106,8 @@ class QueryTokens:
     """Token ids of short texts, exactly as the tokenizer the tables were made from gives them
     (special tokens not added), or None where it cannot be sure."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, cached_pairs: int = _CACHED_PAIRS) -> None:
+        """`cached_pairs`: how many pair lookups `_merge` remembers at most."""
         if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _LENGTH.size + 32:
             raise QueryTokensError("not a query tokens file of this docbot version")
         body = memoryview(data)[len(MAGIC) : len(data) - 32]
@@ -129,10 +130,11 @@ class QueryTokens:
         self._bytes: list[int] = header["bytes"]
         self._specials: list[str] = header["specials"]
         self._merges: dict[tuple[int, int], tuple[int, int] | None] = {}
+        self._cached_pairs = cached_pairs
 
     def _merge(self, left: int, right: int) -> tuple[int, int] | None:
         """(rank, merged id) of the pair, or None; looked up in the sorted table, and kept
-        (at most _CACHED_PAIRS pairs: `docbot serve` tokenizes questions for weeks)."""
+        (at most `cached_pairs` pairs: `docbot serve` tokenizes questions for weeks)."""
         pair = (left, right)
         found = self._merges.get(pair, _UNSEEN)
         if found is _UNSEEN:
@@ -140,7 +142,7 @@ class QueryTokens:
             at = int(np.searchsorted(self._keys, key))
             hit = at < len(self._keys) and self._keys[at] == key
             found = (int(self._ranks[at]), int(self._merged[at])) if hit else None
-            if len(self._merges) >= _CACHED_PAIRS:
+            if len(self._merges) >= self._cached_pairs:
                 self._merges.clear()
             self._merges[pair] = found
         return found

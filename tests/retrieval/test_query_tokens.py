@@ -99,6 +99,19 @@ def test_a_lone_surrogate_goes_to_the_real_tokenizer(tokens: QueryTokens) -> Non
     assert tokens.encode("a\ud800b") is None
 
 
+def test_the_remembered_pair_lookups_stay_under_the_cap_and_ids_do_not_change(
+    model: StaticEmbedder, tokens: QueryTokens
+) -> None:
+    assert model.tokenizer_file is not None
+    data = compile_tables(model.tokenizer_file)
+    assert data is not None
+    capped = QueryTokens(data, cached_pairs=50)
+    for text in _strings()[:400]:
+        assert capped.encode(text) == tokens.encode(text), repr(text)
+        assert len(capped._merges) <= 50
+    assert len(tokens._merges) > 50  # the texts looked up more pairs than the cap
+
+
 def test_a_question_gets_the_full_tokenizers_vector(
     model: StaticEmbedder, tokens: QueryTokens
 ) -> None:

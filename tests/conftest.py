@@ -25,15 +25,6 @@ from tests.postgres_server import (
     stop_shared_server,
 )
 
-# Many tests wait on a subprocess, a loopback server or PostgreSQL rather than on a core, so
-# `-n auto` starts two workers per CPU: on the 2-core VM the suite took 63-66 s with 2 workers
-# and 50-59 s with 4 (three runs each, 2026-12-01, docs/performance.md "Test suite").
-WORKERS_PER_CPU = 2
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    return WORKERS_PER_CPU * (os.cpu_count() or 1)
-
 
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller, or a run without xdist

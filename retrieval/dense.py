@@ -159,10 +159,6 @@ PREFIX_DIM = 64
 SHORTLIST = 1000
 
 
-def normalised_prefix(matrix: Vectors, dim: int = PREFIX_DIM) -> Vectors:
-    return vectors_file.normalised_prefix(matrix, dim)
-
-
 class VectorBlock(Protocol):
     """One collection's vectors as a search reads them: every prefix, some full rows."""
 
@@ -184,7 +180,7 @@ class InMemoryVectors:
 
     def __init__(self, matrix: Vectors) -> None:
         self._matrix = matrix
-        self.prefix = normalised_prefix(matrix)
+        self.prefix = vectors_file.normalised_prefix(matrix, PREFIX_DIM)
 
     def __len__(self) -> int:
         return len(self._matrix)

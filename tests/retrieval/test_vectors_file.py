@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from retrieval import vectors_file
-from retrieval.dense import PREFIX_DIM, normalised_prefix, open_vectors, write_vectors
+from retrieval.dense import PREFIX_DIM, open_vectors, write_vectors
 from retrieval.errors import IndexNotBuiltError
-from retrieval.vectors_file import StoredVectors, VectorsFileError
+from retrieval.vectors_file import StoredVectors, VectorsFileError, normalised_prefix
 
 FIX = "run `docbot index` again"
 
@@ -50,7 +50,7 @@ def test_the_stored_prefixes_and_rows_are_the_ones_computed_from_the_matrix(
     for verified in (True, False):
         stored = _open(path, verified=verified)
         assert len(stored) == 50 and stored.dim == 256
-        assert np.array_equal(stored.prefix, normalised_prefix(matrix))
+        assert np.array_equal(stored.prefix, normalised_prefix(matrix, PREFIX_DIM))
         assert stored.prefix.shape == (50, PREFIX_DIM) and not stored.prefix[3].any()
         positions = np.array([49, 0, 3, 17, 17], dtype=np.int64)
         assert np.array_equal(stored.gather(positions), matrix[positions])
@@ -62,7 +62,7 @@ def test_an_empty_collection_and_a_model_narrower_than_the_prefix(tmp_path: Path
     assert len(_open(path)) == 0
     narrow = _matrix(dim=32)
     path, _ = _written(tmp_path, narrow)
-    assert np.array_equal(_open(path).prefix, normalised_prefix(narrow))
+    assert np.array_equal(_open(path).prefix, normalised_prefix(narrow, PREFIX_DIM))
 
 
 def test_a_damaged_row_is_refused_when_read_and_only_then(tmp_path: Path) -> None:

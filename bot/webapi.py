@@ -71,8 +71,11 @@ def maybe_done(exc: BaseException) -> bool:
     channel_not_found, not_in_channel or invalid_auth, slack_sdk's errors raised before a
     request is sent, and a connection that was never made (refused, no such host, a failed TLS
     handshake). Anything else may have been done: no answer at all (a timeout, a dropped
-    connection), a 5xx or 429 (after the client's retries), a body that is not Slack's JSON (a
-    proxy's error page), or one of MAYBE_DONE_CODES."""
+    connection), a 5xx (after the client's retries), a body that is not Slack's JSON (a proxy's
+    error page), or one of MAYBE_DONE_CODES. A 429 that outlasts the retries counts too, though
+    Slack rate-limits a call before acting on it (which is why unrepeated retries it): the
+    status alone is not trusted to prove nothing was posted, and the look it costs is one read,
+    the safe side of posting twice."""
     if isinstance(exc, aiohttp.ClientConnectorError):
         return False  # no connection, so no request reached Slack
     if not isinstance(exc, SlackClientError):
@@ -129,8 +132,9 @@ def rebuilt(client: AsyncWebClient, **changes: Any) -> AsyncWebClient:
 
 def unrepeated(client: AsyncWebClient) -> AsyncWebClient:
     """`client` for a call that must not be done twice, such as a one-off post: only a 429 is
-    retried (Slack did nothing), never a 5xx or a dropped connection, after which the post may
-    be in Slack already; the caller looks for it instead (see maybe_done)."""
+    retried (Slack rate-limits a call before acting on it), never a 5xx or a dropped connection,
+    after which the post may be in Slack already. When a call still fails, 429s included, the
+    caller looks for the post instead of repeating it (see maybe_done)."""
     handlers = [h for h in client.retry_handlers if isinstance(h, AsyncRateLimitErrorRetryHandler)]
     return rebuilt(client, retry_handlers=handlers)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ from retrieval.fusion import DENSE_WEIGHT, DEPTH, weighted
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from training.reader_data import collect, norm
-from training.train_reader import fit_reader
+from training.train_reader import fit_reader, one_hash_seed
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +192,7 @@ def chosen(scores: dict[str, dict[str, float]], grid: dict[str, Setting]) -> str
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        # As training/train_reader.py: one hash seed, so ties in packets order the same.
-        os.execve(
-            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
-        )
+    one_hash_seed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--squad", type=int, default=1500, help="SQuAD v2.0 questions to read")
     parser.add_argument("--seed", type=int, default=7)

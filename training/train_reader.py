@@ -38,6 +38,19 @@ from training.reader_fit import train_answerer, train_ranker
 from training.reader_threshold import choose
 
 
+def one_hash_seed() -> None:
+    """Re-execute this script with PYTHONHASHSEED=0 unless it already runs with it.
+
+    Set iteration order can reach search scores in their last bits and reorder ties in packets:
+    one hash seed for every run. (Reruns still differ by ~2e-3 in the weights, never in
+    threshold or ratio; the remaining source was not found.)
+    """
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
+
+
 def fit_reader(reads: Sequence[Read], squad: int, seed: int) -> tuple[ReaderModel, str]:
     """The ranker, the answerer, then their threshold and extra-passage ratio, from `reads`."""
     ranker = train_ranker(reads)
@@ -51,13 +64,7 @@ def fit_reader(reads: Sequence[Read], squad: int, seed: int) -> tuple[ReaderMode
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if os.environ.get("PYTHONHASHSEED") != "0":
-        # Set iteration order can reach search scores in their last bits and reorder ties in
-        # packets: one hash seed for every run. (Reruns still differ by ~2e-3 in the weights,
-        # never in threshold or ratio; the remaining source was not found.)
-        os.execve(
-            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
-        )
+    one_hash_seed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--squad", type=int, default=1500, help="SQuAD v2.0 questions to read")
     parser.add_argument("--seed", type=int, default=7)

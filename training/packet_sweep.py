@@ -13,8 +13,9 @@ changes the packet):
 
 Printed per setting: answered right, uncovered refused, expected file in the packet, gold
 string in the packet (an expected string inside an expected file's packed chunk), packet
-tokens, and the generate stage's p50 / p95. The chosen setting has the most answered right +
-uncovered refused, then the most gold in packet, then the smallest budget.
+tokens, and the generate stage's p50 / p95. The chosen setting answers the most right among
+those refusing at least REFUSAL_FLOOR of the uncovered questions (the threshold's rule,
+training/reader_threshold.py), then has the most gold in packet, then the smallest budget.
 
     python training/packet_sweep.py [--squad N] [--settings NAME ...] [--state DIR]
 """
@@ -48,6 +49,7 @@ from retrieval.fusion import DENSE_WEIGHT, DEPTH, weighted
 from retrieval.index import Index, build_index
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
 from training.reader_data import collect, norm
+from training.reader_threshold import floor_score
 from training.train_reader import fit_reader, one_hash_seed
 
 
@@ -184,9 +186,16 @@ def score(outcomes: Sequence[Outcome]) -> dict[str, float]:
 
 
 def chosen(scores: dict[str, dict[str, float]], grid: dict[str, Setting]) -> str:
+    """The setting answering the most right among those refusing at least REFUSAL_FLOOR of the
+    uncovered questions (training/reader_threshold.py's rule for the threshold), then the most
+    gold in packet, then the smallest budget."""
+
     def key(name: str) -> tuple[float, float, int]:
         s = scores[name]
-        return (s["right"] + s["refused"], s["gold"], -grid[name].packet.evidence_tokens)
+        share = floor_score(
+            s["right"] / max(s["answerable"], 1), s["refused"] / max(s["uncovered"], 1)
+        )
+        return (share, s["gold"], -grid[name].packet.evidence_tokens)
 
     return max(scores, key=key)
 
@@ -226,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"ratio {model.extra_ratio})",
             flush=True,
         )
-    print(f"chosen: {chosen(scores, grid)} {grid[chosen(scores, grid)]}")
+    best = chosen(scores, grid)
+    print(f"chosen: {best} {grid[best]}")
     return 0
 
 

@@ -36,6 +36,13 @@ def holds(read_: Read, ranked: Sequence[Ranked], howto: bool, ratio: float) -> b
     return False
 
 
+def floor_score(right: float, refused: float) -> float:
+    """The score of a reader answering `right` of the covered questions and refusing `refused`
+    of the uncovered ones (both shares): `right` when `refused` reaches REFUSAL_FLOOR, else
+    refused - 1 < 0, so any reader reaching the floor beats every one below it."""
+    return right if refused >= REFUSAL_FLOOR - 1e-9 else refused - 1.0
+
+
 def pick_threshold(
     probs: Sequence[float], right: Sequence[bool], covered: Sequence[bool]
 ) -> tuple[float, float, str]:
@@ -54,7 +61,7 @@ def pick_threshold(
         answered = [p >= t for p in probs]
         ok = sum(a and g for a, g in zip(answered, right, strict=True)) / n_cov
         refused = sum((not a) and (not c) for a, c in zip(answered, covered, strict=True)) / n_unc
-        score = ok if refused >= REFUSAL_FLOOR - 1e-9 else refused - 1.0
+        score = floor_score(ok, refused)
         if score > best[0] + 1e-9:
             best = (score, t, f"answered right {ok:.3f}, uncovered refused {refused:.3f}")
     return best

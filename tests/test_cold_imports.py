@@ -4,8 +4,7 @@ the answer store, the generators, the renderer and Slack load in the command tha
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.fresh_process import fresh_process_prints
 
 
 def test_the_cli_imports_no_postgresql_driver_until_one_is_needed() -> None:
@@ -15,9 +14,7 @@ def test_the_cli_imports_no_postgresql_driver_until_one_is_needed() -> None:
         "from bot.store import PostgresAnswerStore\n"
         "print(PostgresAnswerStore.__name__, 'sqlalchemy' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    ).stdout.split("\n")
+    out = fresh_process_prints(probe, timeout=60).split("\n")
     assert out[0] == "[]"
     assert out[1] == "PostgresAnswerStore True"
 
@@ -40,8 +37,6 @@ def test_the_cli_imports_no_command_s_machinery_until_that_command_runs() -> Non
         "    pass\n"
         f"print(sorted(m for m in {NOT_FOR_SEARCH!r} if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
-    ).stdout.split("\n")
+    out = fresh_process_prints(probe, timeout=60).split("\n")
     assert out[0] == "[]"
     assert out[1] == "[]"  # building the parser (`docbot eval`'s options too) loads none

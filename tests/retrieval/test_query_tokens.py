@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from retrieval.query_tokens import (
     compile_tables,
 )
 from retrieval.scopes import ConversationKind, resolve_scope
+from tests.fresh_process import fresh_process_prints
 from tests.retrieval.test_scoped_load import three_collections
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -187,7 +186,5 @@ def test_a_cold_search_never_parses_the_tokenizer(tmp_path: Path) -> None:
         "parsed = load_embedder()._tokenizer._loaded is not None\n"
         "print(len(hits), parsed, 'tokenizers' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
-    ).stdout.split()
+    out = fresh_process_prints(probe).split()
     assert out == ["3", "False", "False"]

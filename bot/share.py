@@ -57,7 +57,7 @@ async def handle_share(deps: ListenerDeps, client: AsyncWebClient, press: Button
         if posted is None:
             await tell(client, press.channel, press.thread_ts, press.user, share_failed())
             return
-        await _save_shared(deps, record, posted.ts)
+        await _save_shared(deps, record, posted)
         await lease.finish(posted.ts)
     if posted.found:
         await tell(client, press.channel, press.thread_ts, press.user, already_shared())
@@ -103,16 +103,20 @@ async def _posted_copy(client: AsyncWebClient, record: AnswerRecord) -> str | No
     )  # fmt: skip
 
 
-async def _save_shared(deps: ListenerDeps, record: AnswerRecord, ts: str) -> None:
-    """The shared message is an answer of its own: reactions and buttons on it count (saved
-    once: a copy found again may have been saved by the press that posted it)."""
+async def _save_shared(deps: ListenerDeps, record: AnswerRecord, posted: _Shared) -> None:
+    """The shared message is an answer of its own: reactions and buttons on it count. Saved
+    once: only a copy found again may have been saved already, by the press that posted it, so
+    only then is the store read first."""
+    ts = posted.ts
     copy = AnswerRecord(
         team=record.team, channel=record.channel, thread_ts=ts, reply_ts=ts,
         question_ts=record.question_ts, asker=record.asker, question=record.question,
         answer=record.answer, created=deps.now().isoformat(),
     )  # fmt: skip
     try:
-        if await asyncio.to_thread(deps.store.find_answer, copy.team, copy.channel, ts) is None:
-            await asyncio.to_thread(deps.store.save_answer, copy)
+        find = deps.store.find_answer
+        if posted.found and await asyncio.to_thread(find, copy.team, copy.channel, ts) is not None:
+            return
+        await asyncio.to_thread(deps.store.save_answer, copy)
     except Exception:
         log_failure(log, "storing the shared answer %s failed", ts)

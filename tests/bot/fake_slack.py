@@ -15,6 +15,8 @@ from urllib.parse import parse_qsl
 
 from aiohttp import WSMsgType, web
 
+from tests.bot.fake_slack_pages import listed
+
 BOT_TOKEN = "xoxb-fake-docbot-token"
 APP_TOKEN = "xapp-fake-docbot-token"
 DROPPED = 0  # a Call's status when the fake dropped the connection instead of answering
@@ -56,6 +58,7 @@ class FakeSlack:
     members: dict[str, list[str]] = field(default_factory=dict)
     # Every message posted, per channel, oldest first: what conversations.replies reads.
     messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    page_size: int | None = None  # at most this many messages a page, whatever the limit asked
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _refusals: dict[str, str] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -369,36 +372,24 @@ class FakeSlack:
         return {"ok": True, "channel": channel, "ts": message["ts"], "message": dict(message)}
 
     def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The thread's messages from `oldest` on (metadata only when asked for), one page."""
+        """The thread's messages from `oldest` on, a page of them (fake_slack_pages)."""
         channel, thread = str(params.get("channel")), str(params.get("ts"))
         oldest = float(params.get("oldest") or 0)
-        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
-        found = []
-        for message in self.messages.get(channel, []):
-            if (
-                thread in (message["ts"], message.get("thread_ts"))
-                and float(message["ts"]) >= oldest
-            ):
-                shown = dict(message)
-                if not with_metadata:
-                    shown.pop("metadata", None)
-                found.append(shown)
-        return {"ok": True, "messages": found, "has_more": False}
+        found = (
+            m for m in self.messages.get(channel, [])
+            if thread in (m["ts"], m.get("thread_ts")) and float(m["ts"]) >= oldest
+        )  # fmt: skip
+        return listed(found, params, self.page_size)
 
     def _history(self, params: dict[str, Any]) -> dict[str, Any]:
         """The channel's own messages (not thread replies) from `oldest` on, newest first, as
-        Slack lists them (metadata only when asked for), one page."""
-        channel = str(params.get("channel"))
+        Slack lists them, a page of them (fake_slack_pages)."""
         oldest = float(params.get("oldest") or 0)
-        with_metadata = str(params.get("include_all_metadata", "")).lower() in ("1", "true")
-        found = []
-        for message in reversed(self.messages.get(channel, [])):
-            if message.get("thread_ts") in (None, message["ts"]) and float(message["ts"]) >= oldest:
-                shown = dict(message)
-                if not with_metadata:
-                    shown.pop("metadata", None)
-                found.append(shown)
-        return {"ok": True, "messages": found, "has_more": False}
+        found = (
+            m for m in reversed(self.messages.get(str(params.get("channel")), []))
+            if m.get("thread_ts") in (None, m["ts"]) and float(m["ts"]) >= oldest
+        )  # fmt: skip
+        return listed(found, params, self.page_size)
 
     def _ts(self) -> str:
         self._next_ts += 1

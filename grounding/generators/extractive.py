@@ -19,6 +19,7 @@ from grounding.generators.question import Kind
 from grounding.generators.reader_model import ReaderModel, load_model, sigmoid, softmax
 from grounding.generators.reading import ReaderEmbedder, Reading, question_features, read
 from grounding.schema import GroundedClaim, GroundedResponse
+from retrieval.config import AnswerConfig
 from retrieval.embeddings import load_embedder
 
 INSUFFICIENT_MESSAGE = (
@@ -30,8 +31,13 @@ INSUFFICIENT_MESSAGE = (
 # refits the reader on each setting's packets and scores the train split: wider packets hold the
 # gold more often but the reader answers fewer right; 3 chunks per file scored best on train
 # (+4) but not on test (equal) and turned a demo answer wrong, so it reads what a model is sent
-# (docs/performance.md "The reader's packet (h5)").
-PACKET_SIZE = PacketSize(evidence_tokens=3000, per_source_limit=2, k=12)
+# (docs/performance.md "The reader's packet (h5)"): the `answer:` defaults.
+_ANSWER_DEFAULTS = AnswerConfig()
+PACKET_SIZE = PacketSize(
+    evidence_tokens=_ANSWER_DEFAULTS.evidence_tokens,
+    per_source_limit=_ANSWER_DEFAULTS.per_source_limit,
+    k=_ANSWER_DEFAULTS.k,
+)
 
 
 @functools.cache

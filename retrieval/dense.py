@@ -28,7 +28,7 @@ from retrieval import vectors_file
 from retrieval.chunks import Chunk
 from retrieval.collections import CollectionSnapshot
 from retrieval.corpus import index_text
-from retrieval.durable import changed_message, verify_file, write_atomically_from
+from retrieval.durable import changed_message, sha256_file, verify_file, write_atomically_from
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.errors import DocbotError, IndexNotBuiltError
 
@@ -146,10 +146,7 @@ def write_vectors(path: Path, matrix: Vectors) -> tuple[int, str]:
     """Store `matrix` durably (retrieval/vectors_file.py); its size and sha256 for the manifest."""
     prefix_dim = min(PREFIX_DIM, matrix.shape[1])
     write_atomically_from(path, lambda handle: vectors_file.write(handle, matrix, prefix_dim))
-    data_size = path.stat().st_size
-    with path.open("rb") as handle:
-        digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    return data_size, digest
+    return path.stat().st_size, sha256_file(path)
 
 
 # Dense search reads a 64-dimension prefix of every vector (the model is trained so its first

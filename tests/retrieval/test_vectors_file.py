@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,12 @@ def test_the_stored_prefixes_and_rows_are_the_ones_computed_from_the_matrix(
         positions = np.array([49, 0, 3, 17, 17], dtype=np.int64)
         assert np.array_equal(stored.gather(positions), matrix[positions])
         assert np.array_equal(stored.full, matrix)
+
+
+def test_the_recorded_size_and_sha256_are_the_written_file_s(tmp_path: Path) -> None:
+    path, entry = _written(tmp_path, _matrix())
+    data = path.read_bytes()
+    assert (entry["bytes"], entry["sha256"]) == (len(data), hashlib.sha256(data).hexdigest())
 
 
 def test_an_empty_collection_and_a_model_narrower_than_the_prefix(tmp_path: Path) -> None:

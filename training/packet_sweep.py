@@ -34,12 +34,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.answer_quality import Recording, RecordingGenerator
 from benchmarks.corpora import corpora_absent
 from benchmarks.dev_questions import SETS, Question, corpus_config, load_questions, pipeline_for
 from grounding.answer import Answer, AnswerStatus
 from grounding.evaluation.scoring import answered_right
 from grounding.evidence import EvidencePacket, PacketSize
-from grounding.generators.base import Generation, GenerationRequest
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.generators.reader_model import ReaderModel
 from grounding.pipeline import AnswerPipeline
@@ -97,26 +97,6 @@ class Reweighed:
         return self._index.adjacent(chunk)
 
 
-class _Recording:
-    """The extractive generator, keeping the packet of the question being answered."""
-
-    def __init__(self, inner: ExtractiveGenerator) -> None:
-        self._inner = inner
-        self.packet: EvidencePacket | None = None
-
-    @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
-    def packet_size(self) -> PacketSize:
-        return self._inner.packet_size
-
-    async def generate(self, request: GenerationRequest) -> Generation:
-        self.packet = request.packet
-        return await self._inner.generate(request)
-
-
 @dataclass(frozen=True, slots=True)
 class Outcome:
     question: Question
@@ -141,27 +121,30 @@ def gold_in_packet(o: Outcome) -> bool:
 
 
 def answer_train(setting: Setting, model: ReaderModel, state: Path) -> list[Outcome]:
-    recording = _Recording(ExtractiveGenerator(model=model, packet_size=setting.packet))
+    recording = Recording()
+    generator = RecordingGenerator(
+        ExtractiveGenerator(model=model, packet_size=setting.packet), recording
+    )
     out: list[Outcome] = []
     for corpus in sorted(SETS):
         questions = [q for q in load_questions(corpus) if q.split == "train"]
         config = corpus_config(corpus, state / corpus)
         build_index(config)
         reweighed = functools.partial(Reweighed, weight=setting.dense_weight)
-        pipeline = pipeline_for(config, recording, reweighed)
+        pipeline = pipeline_for(config, generator, reweighed)
         scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
         out.extend(asyncio.run(_answer_all(pipeline, recording, questions, scope)))
     return out
 
 
 async def _answer_all(
-    pipeline: AnswerPipeline, recording: _Recording, questions: Sequence[Question], scope: Scope
+    pipeline: AnswerPipeline, recording: Recording, questions: Sequence[Question], scope: Scope
 ) -> list[Outcome]:
     out = []
     for q in questions:
-        recording.packet = None
+        recording.packets.append(None)
         answered = await pipeline.answer(q.question, scope)
-        out.append(Outcome(q, answered, recording.packet))
+        out.append(Outcome(q, answered, recording.packets[-1]))
     return out
 
 

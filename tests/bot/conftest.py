@@ -14,6 +14,9 @@ from grounding.generators.extractive import ExtractiveGenerator
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
 
+# The store tests' fixtures, for end-to-end tests that run on every store backend as well.
+from tests.bot.store.conftest import backend, clock  # noqa: F401
+
 CORPUS = Path(__file__).resolve().parent / "corpus"
 TEAM = "T0DOCBOT"
 PAYMENTS_CHANNEL = "C0PAYMENTS"

@@ -6,8 +6,6 @@ cannot be read either, the presser is told, and their next press looks before it
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,12 +13,13 @@ import pytest
 from bot.app import Answerer
 from bot.escalation_notes import NOTE_EVENT_TYPE
 from bot.render.escalation import ESCALATE_ACTION
-from bot.store import AnswerStore, PostgresAnswerStore, SQLiteAnswerStore
+from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import run, until
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import ASKER, GENERAL, RunningApp
+from tests.bot.store.conftest import Backend, FakeClock
 from tests.bot.test_e2e_command_followups import _pressed, _private_answer
 from tests.bot.test_e2e_escalation import (
     TEAMMATE,
@@ -31,17 +30,6 @@ from tests.bot.test_e2e_escalation import (
 )
 
 THREAD = "30.000100"  # the question's ts: _not_found_reply asks it as a new thread
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AnswerStore]:
-    """An empty store on each backend: the claim kept, released or doubted lives there."""
-    if request.param == "postgres":
-        store: AnswerStore = PostgresAnswerStore(request.getfixturevalue("postgres_url"))
-    else:
-        store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
-    yield store
-    store.close()
 
 
 def _notes_in(slack: FakeSlack, channel: str, thread: str | None = THREAD) -> list[dict[str, Any]]:
@@ -138,12 +126,13 @@ def test_app_a_refused_note_frees_the_claim_without_looking(
 
 @pytest.mark.parametrize("posted", [True, False], ids=["posted", "not-posted"])
 def test_app_a_note_that_cannot_be_looked_for_is_kept_and_looked_for_on_the_next_press(
-    indexed: tuple[Config, Answerer], any_store: AnswerStore, posted: bool
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock, posted: bool
 ) -> None:
     """The post's answer is lost and the thread cannot be read: the claim is kept (a second
     note on a guess could double it) and the presser told; the next press reads the thread
-    first, and posts only when the note is missing."""
+    first, and posts only when the note is missing. On both store backends (the claim)."""
     config, answerer = indexed
+    any_store = backend.open(clock)
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         slack.members[GENERAL] = [ASKER, TEAMMATE]

@@ -6,8 +6,6 @@ left to lapse, and the next press looks before it posts. On both store backends 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,35 +13,16 @@ import pytest
 from bot.app import Answerer
 from bot.render.commands import SHARE_ACTION
 from bot.share import SHARED_EVENT_TYPE
-from bot.store import LEASE_SECONDS, AnswerStore, PostgresAnswerStore, SQLiteAnswerStore
+from bot.store import LEASE_SECONDS, SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import run, until
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import GENERAL, RunningApp
-from tests.bot.store.conftest import FakeClock
+from tests.bot.store.conftest import Backend, FakeClock
 from tests.bot.test_e2e_command_followups import _pressed, _private_answer
 
 QUESTION = "how do I roll back a deploy?"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def clocked_store(
-    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
-) -> Iterator[AnswerStore]:
-    """An empty store on each backend, on a clock the test moves (a claim left open lapses)."""
-    if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        store: AnswerStore = PostgresAnswerStore(url, clock=clock)
-    else:
-        store = SQLiteAnswerStore(tmp_path / "answers.sqlite3", clock=clock)
-    yield store
-    store.close()
 
 
 def _copies(slack: FakeSlack) -> list[dict[str, Any]]:
@@ -85,11 +64,10 @@ def test_app_a_copy_slack_posted_without_saying_so_is_not_posted_again(
 
 @pytest.mark.parametrize("posted", [True, False], ids=["posted", "not-posted"])
 def test_app_a_copy_that_cannot_be_looked_for_is_looked_for_once_the_claim_lapses(
-    indexed: tuple[Config, Answerer], clocked_store: AnswerStore, clock: FakeClock,
-    posted: bool,
-) -> None:  # fmt: skip
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock, posted: bool
+) -> None:
     config, answerer = indexed
-    store = clocked_store
+    store = backend.open(clock)  # on a clock the test moves: a claim left open lapses
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
         private_ts = await _private_answer(slack, app, QUESTION)

@@ -4,6 +4,7 @@ PostgreSQL on the session's real server (tests/conftest.py; skipped when none ca
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,3 +118,17 @@ def marked_wrong(store: AnswerStore, user: str = "U2", reply_ts: str = "2.0") ->
     store.add_feedback(answer_id, user, "wrong", "x", "2026-10-03T11:00:00+00:00")
     store.invite_reason(answer_id, user)
     return answer_id
+
+
+def shared_question(
+    backend: Backend, clock: FakeClock
+) -> tuple[AnswerStore, AnswerStore, int, int, int]:
+    """Two replicas on one database, and the ids of a private answer (reply 2.0 in thread 1.0),
+    its copy shared in the channel (its own ts and thread, the same question: bot/share.py),
+    and an answer to another question: (first, second, original, copy, other)."""
+    first, second = backend.open(clock), backend.open(clock)
+    private = record("2.0", thread_ts="1.0")
+    original = first.save_answer(private)
+    copy = second.save_answer(dataclasses.replace(private, reply_ts="5.0", thread_ts="5.0"))
+    other = first.save_answer(record("7.0", thread_ts="6.0", question="another?"))
+    return first, second, original, copy, other

@@ -4,20 +4,15 @@ answer and in any process, takes it to look for the note; on every backend."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 
-from tests.bot.store.conftest import Backend, FakeClock, record
+from tests.bot.store.conftest import Backend, FakeClock, record, shared_question
 
 
 def test_a_doubted_escalation_stays_claimed_and_is_rechecked_once(
     backend: Backend, clock: FakeClock
 ) -> None:
-    first, second = backend.open(clock), backend.open(clock)  # two replicas, one database
-    private = record("2.0", thread_ts="1.0")
-    original = first.save_answer(private)
-    copy = second.save_answer(dataclasses.replace(private, reply_ts="5.0", thread_ts="5.0"))
-    other = first.save_answer(record("7.0", thread_ts="6.0", question="another?"))
+    first, second, original, copy, other = shared_question(backend, clock)
     assert first.recheck_escalation(original) is None  # nothing claimed yet
     assert first.claim_escalation(original, "U2", "t1") is True
     assert second.recheck_escalation(copy) is None  # claimed, and sure

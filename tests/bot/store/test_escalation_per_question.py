@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import sqlite3
 from pathlib import Path
@@ -15,18 +14,13 @@ import asyncpg
 
 from bot.store import PostgresAnswerStore, SQLiteAnswerStore, postgres_schema
 from bot.store.sqlite_schema import STEPS, script
-from tests.bot.store.conftest import Backend, FakeClock, answer, record
+from tests.bot.store.conftest import Backend, FakeClock, answer, shared_question
 
 
 def test_a_shared_copy_of_an_answer_is_escalated_once_with_it(
     backend: Backend, clock: FakeClock
 ) -> None:
-    first, second = backend.open(clock), backend.open(clock)  # two replicas, one database
-    private = record("2.0", thread_ts="1.0")
-    original = first.save_answer(private)
-    # The shared message: its own ts and thread, the same question (bot/share.py).
-    copy = second.save_answer(dataclasses.replace(private, reply_ts="5.0", thread_ts="5.0"))
-    other = first.save_answer(record("7.0", thread_ts="6.0", question="another?"))
+    first, second, original, copy, other = shared_question(backend, clock)
     assert first.claim_escalation(original, "U2", "t1") is True
     assert second.claim_escalation(copy, "U3", "t2") is False
     assert first.claim_escalation(other, "U3", "t3") is True  # a different question

@@ -8,10 +8,10 @@ generator keeps the configured packet.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from grounding.evidence import PacketSize, PackPolicy
-from grounding.generators.base import Generation, GenerationRequest, PacketReader
+from grounding.generators.base import PacketReader
 from grounding.generators.extractive import PACKET_SIZE, ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
 from grounding.untrusted import evidence_block
@@ -43,22 +43,17 @@ POLICY = PackPolicy(evidence_tokens=3 * BLOCK, per_source_limit=2, neighbours=Fa
 
 
 @dataclass
-class ReadingGenerator:
-    """A generator that reads its packet itself and asks for `packet_size`."""
+class ReadingGenerator(RecordingGenerator):
+    """A recording generator that reads its packet itself and asks for `packet_size`."""
 
-    packet_size: PacketSize
-    requests: list[GenerationRequest] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return "reader"
-
-    async def generate(self, request: GenerationRequest) -> Generation:
-        self.requests.append(request)
-        return Generation(insufficient())
+    packet_size: PacketSize = PACKET_SIZE
 
 
-def _packet_paths(generator: RecordingGenerator | ReadingGenerator, k: int = 12) -> list[str]:
+def _reader(size: PacketSize) -> ReadingGenerator:
+    return ReadingGenerator([insufficient()], packet_size=size)
+
+
+def _packet_paths(generator: RecordingGenerator, k: int = 12) -> list[str]:
     pipeline = AnswerPipeline(
         FakeRetriever((*RUNBOOK, OTHER)),
         generator,
@@ -78,7 +73,7 @@ def test_a_model_generator_is_packed_the_configured_budget_and_per_file_limit() 
 
 
 def test_a_reader_is_packed_the_wider_packet_it_declares() -> None:
-    reader = ReadingGenerator(PacketSize(evidence_tokens=10 * BLOCK, per_source_limit=4, k=12))
+    reader = _reader(PacketSize(evidence_tokens=10 * BLOCK, per_source_limit=4, k=12))
     paths = _packet_paths(reader)
     assert paths.count("runbook.md") == 4
     assert "admin.md" in paths
@@ -86,7 +81,7 @@ def test_a_reader_is_packed_the_wider_packet_it_declares() -> None:
 
 
 def test_a_reader_asking_for_fewer_hits_than_configured_still_gets_the_configured() -> None:
-    reader = ReadingGenerator(PacketSize(evidence_tokens=10 * BLOCK, per_source_limit=4, k=1))
+    reader = _reader(PacketSize(evidence_tokens=10 * BLOCK, per_source_limit=4, k=1))
     assert len(_packet_paths(reader, k=12)) == 5  # k stays 12: the larger of the two wins
 
 

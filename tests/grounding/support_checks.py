@@ -22,3 +22,10 @@ def other_language_problem(claim: str, evidence: str) -> str | None:
     verdict = check(claim, Support(evidence, evidence))
     assert verdict.other_language, claim
     return verdict.problem
+
+
+def other_language_dropped(claim: str, evidence: str) -> str:
+    """The problem of a claim in another language than its evidence, which must have one."""
+    problem = other_language_problem(claim, evidence)
+    assert problem is not None, f"kept: {claim!r}"
+    return problem

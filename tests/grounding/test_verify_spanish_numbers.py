@@ -3,7 +3,7 @@ pasos", "veinte segundos"), not only in digits. Made-up sentences, no benchmark 
 
 from __future__ import annotations
 
-from tests.grounding.support_checks import other_language_problem
+from tests.grounding.support_checks import other_language_dropped, other_language_problem
 
 EVIDENCE = "Rotating the key takes three steps. The default timeout is 20 seconds."
 
@@ -15,10 +15,10 @@ def _problem(claim: str) -> str | None:
 def test_spanish_number_words_are_numbers() -> None:
     assert _problem("Rotar la clave requiere tres pasos.") is None
     assert _problem("El tiempo de espera predeterminado es de veinte segundos.") is None
-    problem = _problem("Rotar la clave requiere cuatro pasos.")
-    assert problem is not None and "number 4" in problem
-    problem = _problem("El tiempo de espera predeterminado es de treinta segundos.")
-    assert problem is not None and "number 30" in problem
+    assert "number 4" in other_language_dropped("Rotar la clave requiere cuatro pasos.", EVIDENCE)
+    assert "number 30" in other_language_dropped(
+        "El tiempo de espera predeterminado es de treinta segundos.", EVIDENCE
+    )
 
 
 def test_spanish_articles_are_no_counts() -> None:
@@ -36,10 +36,10 @@ def test_a_spanish_number_phrase_is_one_number() -> None:
     )
     assert other_language_problem("La caché guarda dos mil quinientas entradas.", COMPOSED) is None
     assert other_language_problem("La caché guarda ciento veinte páginas.", COMPOSED) is None
-    problem = other_language_problem("El bloqueo expira tras treinta y seis segundos.", COMPOSED)
-    assert problem is not None and "number 36" in problem
-    problem = other_language_problem("La caché guarda dos mil entradas.", COMPOSED)
-    assert problem is not None and "number 2000" in problem
+    assert "number 36" in other_language_dropped(
+        "El bloqueo expira tras treinta y seis segundos.", COMPOSED
+    )
+    assert "number 2000" in other_language_dropped("La caché guarda dos mil entradas.", COMPOSED)
 
 
 def test_por_ciento_is_a_percent_not_a_hundred() -> None:

@@ -2,7 +2,9 @@
 docs. Only the asker or a member of the channel may press it (asked of Slack; any doubt says
 no), and it fires once per answer, whichever copy of it is pressed (the store's claim per
 question, atomic across processes), even when Slack's answer to the note's post is lost (the
-note is looked for in Slack before it is posted again: _post_note)."""
+note is looked for in Slack before it is posted again: _post_note), and even when the process
+that claimed it dies before it knows: the claim is a lease, and the first press after it lapses
+looks for the note and posts it only if it is missing."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from bot.render.escalation import (
     escalation_failed,
     escalation_not_allowed,
     escalation_note,
+    escalation_pending,
     escalation_unconfirmed,
     no_owners,
 )
@@ -34,6 +37,11 @@ from grounding.answer import Answer
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
+
+# The share of the claim's lease its holder may spend waiting on Slack (the post, and a look
+# when its answer is lost): past the lease another press may take the claim over, and it must
+# not find a post still in flight.
+HOLD_SHARE = 0.5
 
 
 def owners_of(config: Config, collections: Sequence[str]) -> tuple[str, ...]:
@@ -97,45 +105,59 @@ async def _escalate(
     if not owners:
         return no_owners()
     note = escalation_note(press.user, record.question, owners, collections)
+    lease = config.feedback.escalation_lease_seconds
     if await asyncio.to_thread(
         deps.store.claim_escalation, record.id, press.user, deps.now().isoformat()
     ):
-        return await _post_note(deps, client, record, note)
-    doubted = await asyncio.to_thread(deps.store.recheck_escalation, record.id)
-    if doubted is None:
+        return await _post_note(deps, client, record, note, lease)
+    taken = await asyncio.to_thread(deps.store.recheck_escalation, record.id, lease)
+    if taken is None:
+        if await asyncio.to_thread(deps.store.escalation_pending, record.id):
+            return escalation_pending(lease)
         return escalated_already()
-    # An earlier note may or may not have been posted: look, and post only if it is missing.
+    # An earlier press may have posted the note, and then lost Slack's answer or its process:
+    # look, and post only if it is missing.
+    assert taken.id is not None
     try:
-        if await posted_note(client, doubted) is not None:
+        if await posted_note(client, taken) is not None:
+            await asyncio.to_thread(deps.store.confirm_escalation, taken.id)
             return escalated_already()
     except Unknown:
-        await asyncio.to_thread(deps.store.doubt_escalation, record.id)
+        await asyncio.to_thread(deps.store.doubt_escalation, taken.id)
         return escalation_unconfirmed()
-    return await _post_note(deps, client, doubted, note)
+    return await _post_note(deps, client, taken, note, lease)
 
 
 async def _post_note(
-    deps: ListenerDeps, client: AsyncWebClient, record: AnswerRecord, note: Message
-) -> Message:
+    deps: ListenerDeps, client: AsyncWebClient, record: AnswerRecord, note: Message,
+    lease: float,
+) -> Message:  # fmt: skip
     """Post the owners' note for `record`, whose escalation this caller holds, and settle the
-    claim: kept when the note is in Slack, released when it surely is not.
+    claim: confirmed when the note is in Slack, released when it surely is not.
 
     The post is never retried blind (replies.post_once): when it fails in a way that may have
     posted it all the same, the thread is read for the note's metadata. When Slack cannot be
-    read either, the claim is kept but marked unsure, and the presser is told so: a second
-    note is never posted on a guess, and the next press looks again before posting, so a note
-    that never arrived is not lost without anyone knowing."""
+    read either, or does not answer within half the claim's `lease` (after which another press
+    could take the claim over), the claim is kept but marked unsure, and the presser is told
+    so: a second note is never posted on a guess, and the next press looks again before
+    posting, so a note that never arrived is not lost without anyone knowing."""
     assert record.id is not None
     try:
-        posted = await post_once(
-            client, lambda: posted_note(client, record), f"the escalation of answer {record.id}",
-            channel=record.channel, thread_ts=answer_thread(record),
-            metadata=note_metadata(record), **post_kwargs(note),
-        )  # fmt: skip
-    except Unknown:
+        async with asyncio.timeout(lease * HOLD_SHARE):
+            posted = await post_once(
+                client, lambda: posted_note(client, record),
+                f"the escalation of answer {record.id}", channel=record.channel,
+                thread_ts=answer_thread(record), metadata=note_metadata(record),
+                **post_kwargs(note),
+            )  # fmt: skip
+    except (Unknown, TimeoutError) as exc:
+        if isinstance(exc, TimeoutError):
+            log.warning("Slack did not answer the escalation of answer %s within %.0f s; "
+                        "the next press looks for it", record.id, lease * HOLD_SHARE)  # fmt: skip
         await asyncio.to_thread(deps.store.doubt_escalation, record.id)
         return escalation_unconfirmed()
     if posted is None:
         await asyncio.to_thread(deps.store.release_escalation, record.id)
         return escalation_failed()
+    await asyncio.to_thread(deps.store.confirm_escalation, record.id)
     return escalated()

@@ -31,6 +31,12 @@ DEADLINE_SECONDS = 45.0
 # The query rewrite's share of it: a call of a few dozen output tokens; one that takes longer is
 # given up on and the question is searched as it is, leaving the answer most of its time.
 REWRITE_SECONDS = 10.0
+# How long a "Still need help?" press holds its question's claim before the owners' note is
+# confirmed in Slack: a press after that takes the claim over (its process died between the
+# claim and the post's outcome) and looks for the note before posting it (bot/escalation.py).
+# The holder stops waiting on Slack after half of it, so a live one is never taken over
+# mid-post; two minutes outlast a post with its rate-limit retries.
+ESCALATION_LEASE_SECONDS = 120.0
 TEAM_ID = re.compile(r"^[TE][A-Z0-9]+$")
 
 
@@ -100,6 +106,7 @@ class ServeConfig(_Model):
 class FeedbackConfig(_Model):
     wrong: tuple[str, ...] = ("x", "-1", "thumbsdown")
     helpful: tuple[str, ...] = ("white_check_mark", "+1", "thumbsup")
+    escalation_lease_seconds: float = Field(default=ESCALATION_LEASE_SECONDS, ge=1, le=3600)
 
     @field_validator("wrong", "helpful", mode="before")
     @classmethod

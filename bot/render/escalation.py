@@ -5,6 +5,7 @@ is told when it cannot be sent.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,6 +63,20 @@ def escalated_already() -> Message:
     return _note(
         "The owners of these docs were already asked for help with this question, so I did "
         "not ask them again."
+    )
+
+
+def escalation_pending(lease_seconds: float) -> Message:
+    """A press while another press's note is still being posted (or its process died, and its
+    claim has not lapsed yet): the presser is not told the owners were asked, since that is
+    not known yet, but when to press again, which then looks before it posts."""
+    minutes = max(1, math.ceil(lease_seconds / 60))
+    within = "a minute" if minutes == 1 else f"{minutes} minutes"
+    return _note(
+        "Someone asked for help with this question a moment ago, and Slack has not confirmed "
+        f"the request yet. If you do not see it in the thread within {within}, press *Still "
+        "need help?* again: I will look first, and ask the owners only if the request is "
+        "missing."
     )
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.store.contract import (
     BUTTON_MARK,
+    ESCALATION_LEASE_SECONDS,
     EVENT_RETENTION_SECONDS,
     FEEDBACK_KINDS,
     LEASE_SECONDS,
@@ -51,6 +52,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BUTTON_MARK",
+    "ESCALATION_LEASE_SECONDS",
     "EVENT_RETENTION_SECONDS",
     "FEEDBACK_KINDS",
     "LEASE_SECONDS",

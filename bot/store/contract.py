@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from grounding.answer import Answer
 from grounding.answer_json import answer_from_dict
+from retrieval.config import ESCALATION_LEASE_SECONDS as ESCALATION_LEASE_SECONDS
 from retrieval.errors import DocbotError
 
 FEEDBACK_KINDS = ("wrong", "helpful")
@@ -267,7 +268,13 @@ class FeedbackLog(Protocol):
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         """The first "Still need help?" on an answer, atomically: True for exactly one caller,
         across processes, until `release_escalation`. An answer is its question (team, channel,
-        question_ts): every stored copy of it, such as a shared `/docbot` answer, counts as one."""
+        question_ts): every stored copy of it, such as a shared `/docbot` answer, counts as one.
+        The claim is held from now by the store's clock, unconfirmed until
+        `confirm_escalation`: a claim whose holder died lapses (`recheck_escalation`)."""
+        ...
+
+    def confirm_escalation(self, answer_id: int) -> None:
+        """The owners' note is in Slack (posted now, or found there): the claim is final."""
         ...
 
     def release_escalation(self, answer_id: int) -> None:
@@ -280,11 +287,21 @@ class FeedbackLog(Protocol):
         marked unsure, so that one later press may look for the note (`recheck_escalation`)."""
         ...
 
-    def recheck_escalation(self, answer_id: int) -> AnswerRecord | None:
-        """An unsure claim on this answer's question, taken by exactly one caller across
-        processes (the mark is cleared): the answer whose thread the note may be in. None when
-        the question's claim is not unsure, or there is none. The taker then settles it: keeps
-        it (the note is there, or was posted now), releases it, or doubts it again."""
+    def recheck_escalation(
+        self, answer_id: int, lease_seconds: float = ESCALATION_LEASE_SECONDS
+    ) -> AnswerRecord | None:
+        """This answer's question's claim when it is unsure, or unconfirmed and held for
+        `lease_seconds` or more (its holder died between the claim and knowing whether the note
+        was posted), taken by exactly one caller across processes: the mark is cleared and the
+        claim is held again from now. The answer whose thread the note may be in; None when the
+        claim is confirmed, held less than the lease, or missing. The taker looks for the note
+        first, then settles the claim: confirms it (the note is there, or was posted now),
+        releases it, or doubts it again."""
+        ...
+
+    def escalation_pending(self, answer_id: int) -> bool:
+        """Whether the question's claim is held but not confirmed: its note is being posted, or
+        its holder died and the claim has not lapsed yet."""
         ...
 
     def invite_reason(self, answer_id: int, user: str) -> None: ...

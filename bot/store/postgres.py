@@ -15,9 +15,11 @@ from typing import Any
 from sqlalchemy import text as sql
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.store import postgres_escalations as escalations
 from bot.store import postgres_feedback as feedback
 from bot.store import postgres_ledger as ledger
 from bot.store.contract import (
+    ESCALATION_LEASE_SECONDS,
     EVENT_RETENTION_SECONDS,
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
@@ -228,20 +230,33 @@ class PostgresAnswerStore:
         self._db.run(add)
 
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
+        now = self._clock()
+
         async def claim(conn: AsyncConnection) -> bool:
             await feedback.require_answer(conn, answer_id, self.where)
-            return await feedback.claim_escalation(conn, answer_id, user, at)
+            return await escalations.claim(conn, answer_id, user, at, now)
 
         return self._db.run(claim)
 
+    def confirm_escalation(self, answer_id: int) -> None:
+        self._db.run(lambda c: escalations.confirm(c, answer_id))
+
     def release_escalation(self, answer_id: int) -> None:
-        self._db.run(lambda c: feedback.release_escalation(c, answer_id))
+        self._db.run(lambda c: escalations.release(c, answer_id))
 
     def doubt_escalation(self, answer_id: int) -> None:
-        self._db.run(lambda c: feedback.doubt_escalation(c, answer_id))
+        self._db.run(lambda c: escalations.doubt(c, answer_id))
 
-    def recheck_escalation(self, answer_id: int) -> AnswerRecord | None:
-        return self._db.run(lambda c: feedback.recheck_escalation(c, answer_id, self.where))
+    def recheck_escalation(
+        self, answer_id: int, lease_seconds: float = ESCALATION_LEASE_SECONDS
+    ) -> AnswerRecord | None:
+        now = self._clock()
+        return self._db.run(
+            lambda c: escalations.recheck(c, answer_id, now, lease_seconds, self.where)
+        )
+
+    def escalation_pending(self, answer_id: int) -> bool:
+        return self._db.run(lambda c: escalations.pending(c, answer_id))
 
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new

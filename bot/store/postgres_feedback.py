@@ -10,7 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.contract import (
     BUTTON_MARK,
-    AnswerRecord,
     FeedbackEntry,
     StoreError,
     answer_record,
@@ -153,57 +152,3 @@ async def entries(conn: AsyncConnection, wrong_only: bool, where: str) -> tuple[
         )
         for row in rows
     )  # fmt: skip
-
-
-# The question of answer `:id`: every copy of an answer shares it.
-_QUESTION_OF = (
-    "(team, channel, question_ts) IN "
-    "(SELECT team, channel, question_ts FROM answers WHERE id = :id)"
-)
-
-
-async def claim_escalation(conn: AsyncConnection, answer_id: int, user: str, at: str) -> bool:
-    row = await conn.execute(
-        sql(
-            "INSERT INTO question_escalations "
-            "(team, channel, question_ts, answer_id, user_id, at) "
-            "SELECT team, channel, question_ts, id, :user, :at FROM answers WHERE id = :id "
-            "ON CONFLICT DO NOTHING RETURNING 1"
-        ),
-        {"id": answer_id, "user": user, "at": at},
-    )
-    return row.first() is not None
-
-
-async def release_escalation(conn: AsyncConnection, answer_id: int) -> None:
-    await conn.execute(
-        sql(f"DELETE FROM question_escalations WHERE {_QUESTION_OF}"), {"id": answer_id}
-    )
-
-
-async def doubt_escalation(conn: AsyncConnection, answer_id: int) -> None:
-    await conn.execute(
-        sql(f"UPDATE question_escalations SET unsure = TRUE WHERE {_QUESTION_OF}"),
-        {"id": answer_id},
-    )
-
-
-async def recheck_escalation(
-    conn: AsyncConnection, answer_id: int, where: str
-) -> AnswerRecord | None:
-    """Taken by one caller: concurrent UPDATEs of the row wait on its lock, and the later one
-    then finds it no longer unsure."""
-    taken = await conn.execute(
-        sql(
-            "UPDATE question_escalations SET unsure = FALSE "
-            f"WHERE unsure AND {_QUESTION_OF} RETURNING answer_id"
-        ),
-        {"id": answer_id},
-    )
-    found = taken.first()
-    if found is None:
-        return None
-    row = await conn.execute(
-        sql(f"SELECT {', '.join(ANSWER_COLUMNS)} FROM answers WHERE id = :id"), {"id": found[0]}
-    )
-    return answer_record(row.one(), where)

@@ -121,6 +121,19 @@ STEPS = (
         "escalations: a note that may not have been posted is looked for again",
         ("ALTER TABLE question_escalations ADD COLUMN unsure BOOLEAN NOT NULL DEFAULT FALSE",),
     ),
+    # A claim is a lease (contract.ESCALATION_LEASE_SECONDS): held from `claimed_at` until its
+    # note is confirmed in Slack, so a claim whose process died before it knew lapses, and the
+    # next press looks for the note and posts it only if it is missing. Claims made before
+    # this step cannot tell a posted note from a crash, so they count as lapsed: their next
+    # press looks first (and confirms the note it finds).
+    Step(
+        "escalations: a claim whose process died lapses, and the next press looks first",
+        (
+            "ALTER TABLE question_escalations "
+            "ADD COLUMN claimed_at DOUBLE PRECISION NOT NULL DEFAULT 0",
+            "ALTER TABLE question_escalations ADD COLUMN confirmed BOOLEAN NOT NULL DEFAULT FALSE",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

@@ -17,6 +17,7 @@ from bot.store import sqlite_escalations as escalations
 from bot.store import sqlite_ledger as ledger
 from bot.store.contract import (
     BUTTON_MARK,
+    ESCALATION_LEASE_SECONDS,
     EVENT_RETENTION_SECONDS,
     LEASE_SECONDS,
     PRUNE_EVERY_SECONDS,
@@ -264,7 +265,11 @@ class SQLiteAnswerStore:
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         with self._write() as conn:
             self._require_answer(conn, answer_id)
-            return escalations.claim(conn, answer_id, user, at)
+            return escalations.claim(conn, answer_id, user, at, self._clock())
+
+    def confirm_escalation(self, answer_id: int) -> None:
+        with self._write() as conn:
+            escalations.confirm(conn, answer_id)
 
     def release_escalation(self, answer_id: int) -> None:
         with self._write() as conn:
@@ -274,9 +279,17 @@ class SQLiteAnswerStore:
         with self._write() as conn:
             escalations.doubt(conn, answer_id)
 
-    def recheck_escalation(self, answer_id: int) -> AnswerRecord | None:
+    def recheck_escalation(
+        self, answer_id: int, lease_seconds: float = ESCALATION_LEASE_SECONDS
+    ) -> AnswerRecord | None:
         with self._write() as conn:
-            return escalations.recheck(conn, answer_id, _ANSWER_COLUMNS, str(self._path))
+            return escalations.recheck(
+                conn, answer_id, self._clock(), lease_seconds, _ANSWER_COLUMNS, str(self._path)
+            )
+
+    def escalation_pending(self, answer_id: int) -> bool:
+        with self._read() as conn:
+            return escalations.pending(conn, answer_id)
 
     def invite_reason(self, answer_id: int, user: str) -> None:
         """Remember that `user`, having marked the answer wrong, was asked to say why; a new

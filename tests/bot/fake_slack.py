@@ -104,6 +104,11 @@ class FakeSlack:
         gate = self._holds.setdefault(method, asyncio.Event())
         return gate
 
+    def unhold(self, method: str) -> None:
+        """New calls of `method` are answered at once again; those held so far wait for their
+        event, as Slack's answer to a request the client gave up on may never come."""
+        self._holds.pop(method, None)
+
     def push_socket(self, envelope: dict[str, Any] | str) -> None:
         """Deliver a Socket Mode envelope (or raw text) over the (next) WebSocket connection."""
         self._socket_queue.put_nowait(envelope)

@@ -26,9 +26,11 @@ SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
 BODY_CHARS = 80  # of a body that is not Slack's JSON, quoted in the description
 # Slack's codes for a call that failed part way: "it's possible some aspect of the operation
 # succeeded before the error was raised" (fatal_error, internal_error), or that it may yet do.
+# Not `ratelimited`: Slack turns a rate-limited call away before acting on it (see maybe_done).
 MAYBE_DONE_CODES = frozenset(
-    {"fatal_error", "internal_error", "service_unavailable", "request_timeout", "ratelimited"}
+    {"fatal_error", "internal_error", "service_unavailable", "request_timeout"}
 )
+RATE_LIMITED = 429
 
 
 def slack_error(exc: BaseException) -> str:
@@ -68,14 +70,14 @@ def maybe_done(exc: BaseException) -> bool:
     """Whether a failed call may have taken effect all the same, so a post may be in Slack.
 
     Definite (nothing was done): Slack's own refusal, answered in its JSON with a code such as
-    channel_not_found, not_in_channel or invalid_auth, slack_sdk's errors raised before a
-    request is sent, and a connection that was never made (refused, no such host, a failed TLS
+    channel_not_found, not_in_channel or invalid_auth; a rate limit (HTTP 429, `ratelimited`),
+    which Slack's rate-limit documentation describes as the call turned away with a Retry-After
+    "until you can retry" -- the same fact that lets unrepeated retry a 429 as it is, so one
+    that outlasts those retries proves no more and no less; slack_sdk's errors raised before a
+    request is sent; and a connection that was never made (refused, no such host, a failed TLS
     handshake). Anything else may have been done: no answer at all (a timeout, a dropped
     connection), a 5xx (after the client's retries), a body that is not Slack's JSON (a proxy's
-    error page), or one of MAYBE_DONE_CODES. A 429 that outlasts the retries counts too, though
-    Slack rate-limits a call before acting on it (which is why unrepeated retries it): the
-    status alone is not trusted to prove nothing was posted, and the look it costs is one read,
-    the safe side of posting twice."""
+    error page), or one of MAYBE_DONE_CODES."""
     if isinstance(exc, aiohttp.ClientConnectorError):
         return False  # no connection, so no request reached Slack
     if not isinstance(exc, SlackClientError):
@@ -83,7 +85,9 @@ def maybe_done(exc: BaseException) -> bool:
     if not isinstance(exc, SlackApiError):
         return False
     status = getattr(exc.response, "status_code", None) or getattr(exc.response, "status", None)
-    if isinstance(status, int) and (status >= 500 or status == 429):
+    if status == RATE_LIMITED:
+        return False
+    if isinstance(status, int) and status >= 500:
         return True
     code = slack_error_code(exc)
     return code is None or code in MAYBE_DONE_CODES
@@ -133,8 +137,9 @@ def rebuilt(client: AsyncWebClient, **changes: Any) -> AsyncWebClient:
 def unrepeated(client: AsyncWebClient) -> AsyncWebClient:
     """`client` for a call that must not be done twice, such as a one-off post: only a 429 is
     retried (Slack rate-limits a call before acting on it), never a 5xx or a dropped connection,
-    after which the post may be in Slack already. When a call still fails, 429s included, the
-    caller looks for the post instead of repeating it (see maybe_done)."""
+    after which the post may be in Slack already. When a call still fails in a way that may
+    have taken effect (maybe_done), the caller looks for the post instead of repeating it; a
+    429 that outlasts the retries is a definite failure, with nothing to look for."""
     handlers = [h for h in client.retry_handlers if isinstance(h, AsyncRateLimitErrorRetryHandler)]
     return rebuilt(client, retry_handlers=handlers)
 

@@ -39,11 +39,10 @@ def _failure(script: Callable[[FakeSlack], None]) -> bool:
         lambda s: s.lose_next_answer("chat.postMessage", 500),
         lambda s: s.lose_next_answer("chat.postMessage"),  # dropped connection
         lambda s: s.fail_next("chat.postMessage", 503),
-        lambda s: s.fail_next("chat.postMessage", 429, retry_after=1),
         lambda s: s.fail_next("chat.postMessage", 502, body=HTML),  # a proxy's page
         lambda s: s.refuse("chat.postMessage", "internal_error"),  # HTTP 200, but unsure
     ],
-    ids=["500-after-posting", "dropped", "503", "429", "proxy-502", "internal_error"],
+    ids=["500-after-posting", "dropped", "503", "proxy-502", "internal_error"],
 )
 def test_a_failure_that_may_have_posted_is_maybe_done(script: Callable[[FakeSlack], None]) -> None:
     assert _failure(script) is True
@@ -52,6 +51,20 @@ def test_a_failure_that_may_have_posted_is_maybe_done(script: Callable[[FakeSlac
 @pytest.mark.parametrize("error", ["channel_not_found", "not_in_channel", "invalid_auth"])
 def test_slacks_own_refusal_is_definite(error: str) -> None:
     assert _failure(lambda s: s.refuse("chat.postMessage", error)) is False
+
+
+@pytest.mark.parametrize("retry_after", [1, None, "soon"])
+def test_a_rate_limit_is_definite(retry_after: int | str | None) -> None:
+    """Slack turns a rate-limited call away before acting on it (HTTP 429, `ratelimited`, and
+    Retry-After "until you can retry"): that is why unrepeated retries it as it is, and why one
+    that outlasts the retries leaves nothing to look for."""
+    assert (
+        _failure(lambda s: s.fail_next("chat.postMessage", 429, retry_after=retry_after)) is False
+    )
+
+
+def test_ratelimited_in_a_200_is_definite_too() -> None:
+    assert _failure(lambda s: s.refuse("chat.postMessage", "ratelimited")) is False
 
 
 def test_a_connection_never_made_is_definite() -> None:

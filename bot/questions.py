@@ -26,8 +26,8 @@ from bot.render.answers import render_internal_error, render_too_long
 from bot.render.commands import shareable
 from bot.render.feedback import thread_reason_failed, thread_reason_saved
 from bot.render.live import stream_tail
-from bot.replies import Unknown, cosmetic_client, post, posted_reply
-from bot.store import UNPOSTED, AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
+from bot.replies import Unknown, cosmetic_client, post, posted_reply, unposted
+from bot.store import AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.streaming import LiveReply
 from bot.thread_context import question_scope
 from bot.working import Working
@@ -256,7 +256,7 @@ async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | 
     """Kept even when the reply could not be posted: it is still evidence of what happened."""
     # reply_ts is unique per channel in the store; an unposted reply gets a marker that no
     # Slack message ts can equal (so no reaction ever finds it) and that stays unique.
-    reply = reply_ts or f"{UNPOSTED}{turn.ts}"
+    reply = reply_ts or unposted(turn)
     record = AnswerRecord(
         team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply,
         question_ts=turn.ts, asker=turn.user, question=answer.question,

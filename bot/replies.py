@@ -11,13 +11,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp
+from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.events import Turn
 from bot.render import Message, mrkdwn, post_kwargs
-from bot.render.commands import not_a_member
-from bot.store import AnswerRecord
+from bot.render.commands import not_a_member, reply_unconfirmed
+from bot.store import UNPOSTED, AnswerRecord
 from bot.webapi import (
     SLACK_CALL_ERRORS,
     maybe_done,
@@ -48,7 +49,8 @@ Matches = Callable[[Mapping[str, Any]], bool]
 
 async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
     """Post in the thread (to the asker only, for an ephemeral turn); the reply's ts, or None
-    when posting failed (logged).
+    when posting failed (logged); `unposted(turn)` for a private reply that must not be tried
+    again (see _post_ephemeral).
 
     After a failure that may have posted the reply all the same (webapi.maybe_done), the thread
     is read for it (posted_reply) before it is posted again, with the client's retries."""
@@ -111,8 +113,16 @@ async def post_once(
 
 
 async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) -> str | None:
+    """The private reply's ts; None when it surely did not reach the asker (a later run may try
+    again); `unposted(turn)` when it must not be tried again.
+
+    A private message cannot be read back, so it is never re-sent blind: only a 429 is retried
+    (webapi.unrepeated). When Slack may have shown it without saying so (webapi.maybe_done),
+    the asker is told, through the command's response_url, that it may not have arrived,
+    rather than shown a second copy; and when Slack refuses it because docbot is not a member,
+    the asker is told what to do, once."""
     try:
-        response = await client.chat_postEphemeral(
+        response = await unrepeated(client).chat_postEphemeral(
             channel=turn.channel, user=turn.user, **post_kwargs(message)
         )
     except SLACK_CALL_ERRORS as exc:
@@ -123,7 +133,15 @@ async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) 
             log.info("chat.postEphemeral in %s refused (%s): docbot is not a member; telling %s",
                      turn.channel, code, turn.user)  # fmt: skip
             await _respond(turn.response_url, not_a_member())
-            return None
+            return unposted(turn)
+        if maybe_done(exc):
+            log.warning(
+                "chat.postEphemeral to %s in %s for %s may not have arrived (%s); not sent "
+                "again", turn.user, turn.channel, turn.event_id, slack_error(exc),
+            )  # fmt: skip
+            if turn.response_url:
+                await _respond(turn.response_url, reply_unconfirmed())
+            return unposted(turn)
         log.error(
             "chat.postEphemeral to %s in %s failed for %s: %s",
             turn.user, turn.channel, turn.event_id, slack_error(exc),
@@ -133,16 +151,28 @@ async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) 
     return str(ts) if ts else None
 
 
+def unposted(turn: Turn) -> str:
+    """The reply_ts of an answer whose reply is not in Slack (or may not be, for a private one
+    that must not be sent twice): the store's UNPOSTED marker, unique per question."""
+    return f"{UNPOSTED}{turn.ts}"
+
+
 async def _respond(response_url: str, message: Message) -> None:
-    """A private word to a command's asker through its response_url; a failure is logged."""
-    hook = AsyncWebhookClient(response_url, timeout=COSMETIC_TIMEOUT_SECONDS)
+    """A private word to a command's asker through its response_url; a failure is logged. Only a
+    connection that was never made is retried: after one that dropped, the word may have been
+    delivered, and a private message cannot be read back to check."""
+    hook = AsyncWebhookClient(
+        response_url, timeout=COSMETIC_TIMEOUT_SECONDS,
+        retry_handlers=[AsyncConnectionErrorRetryHandler(error_types=[aiohttp.ClientConnectorError])],
+    )  # fmt: skip
     try:
         response = await hook.send(
             text=message.text, blocks=[dict(block) for block in message.blocks],
             response_type="ephemeral",
         )  # fmt: skip
     except (aiohttp.ClientError, TimeoutError) as exc:
-        log.warning("the command's response_url could not be reached: %r", exc)
+        log.warning("the command's response_url could not be reached (the asker may not have "
+                    "seen it): %r", exc)  # fmt: skip
         return
     if response.status_code != 200:
         log.warning("the command's response_url answered HTTP %s: %.200r", response.status_code,
@@ -263,14 +293,16 @@ def answer_thread(record: AnswerRecord) -> str | None:
 async def tell(
     client: AsyncWebClient, channel: str, thread_ts: str | None, user: str, message: Message
 ) -> None:
-    """A word only `user` sees, in the thread; cosmetic, so a failure is only logged."""
+    """A word only `user` sees, in the thread; cosmetic, so a failure is only logged. Never
+    re-sent blind (only a 429 is retried): one that may have arrived is not shown twice."""
     try:
-        await client.chat_postEphemeral(
+        await unrepeated(client).chat_postEphemeral(
             channel=channel, user=user, thread_ts=thread_ts, text=message.text,
             blocks=[dict(block) for block in message.blocks],
         )  # fmt: skip
     except SLACK_CALL_ERRORS as exc:
-        log.warning("chat.postEphemeral to %s failed: %s", user, slack_error(exc))
+        maybe = " (it may have arrived; not sent again)" if maybe_done(exc) else ""
+        log.warning("chat.postEphemeral to %s failed: %s%s", user, slack_error(exc), maybe)
 
 
 def plain_message(text: str) -> Message:

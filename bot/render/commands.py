@@ -63,6 +63,16 @@ def not_a_member() -> Message:
     return Message(plain(text), (section(text),))
 
 
+def reply_unconfirmed() -> Message:
+    """A `/docbot` answer Slack may or may not have shown the asker (its answer to the post was
+    lost): it is not sent again, since a private message cannot be read back to check."""
+    text = (
+        "Slack did not confirm that my answer reached you. If you do not see it just above, "
+        "ask again: I did not send it twice, so that you would not get it twice."
+    )
+    return Message(plain(text), (section(text),))
+
+
 def already_answered(permalink: str | None) -> Message:
     """The shortcut on a message docbot has answered: where that answer is (Slack's own link)."""
     if permalink and not any(c in permalink for c in "<>| "):

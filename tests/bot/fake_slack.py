@@ -229,7 +229,15 @@ class FakeSlack:
 
     async def _response_url(self, request: web.Request) -> web.Response:
         raw = await request.text()
-        self.calls.append(Call("response_url", json.loads(raw), raw, None, 200, {"ok": True}))
+        call = Call("response_url", json.loads(raw), raw, None, 200, {"ok": True})
+        self.calls.append(call)
+        failure = self._take_failure("response_url")
+        if failure is not None and failure.after:  # lose_next_answer("response_url")
+            call.status, call.response = failure.status, {}
+            if failure.status == DROPPED:
+                assert request.transport is not None
+                request.transport.close()
+            return web.Response(status=failure.status or 500, text="")
         return web.Response(text="ok")  # what Slack's hooks answer
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:

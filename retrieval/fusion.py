@@ -2,12 +2,15 @@
 
 The candidates are the scope's BM25 top `depth` and its dense top `depth`; nothing outside the
 scope takes part, and every normalisation is over the candidates alone, so scores stay
-scope-local. A question that shares no word with the scope (BM25 finds nothing) gets no
-hits, as without dense vectors: static embeddings make any two texts somewhat similar, so
-dense alone would always return something, and refusing is the evidence side's job only when
-it has something to judge. Weighted score fusion and reciprocal rank fusion
-(`reciprocal_rank`) are compared, and the weight fit, on a training split by
-benchmarks/dense_fusion.py (numbers and splits in docs/performance.md).
+scope-local. A question that shares no word with the scope (BM25 finds nothing: a question in
+Chinese or Spanish about English docs, a paraphrase) is ranked by its dense side alone, since
+that is the only evidence there is; its scores are then at most `weight`, below any BM25 find.
+Static embeddings make any two texts somewhat similar, so such hits are often unrelated:
+telling is the job of the gate before the generator (grounding/gate.py: no question term in
+the hits) and of the reader, which judge the packet, not of fusion, which only ranks.
+Weighted score fusion and reciprocal rank fusion (`reciprocal_rank`) are compared, and the
+weight fit, on a training split by benchmarks/dense_fusion.py (numbers and splits in
+docs/performance.md).
 
 Several queries for one question (the query rewrite, grounding/rewrite.py) are fused here too:
 `fuse_queries`, reciprocal rank fusion of their hit lists from the same scope.
@@ -86,13 +89,14 @@ def weighted(
 
     A BM25 score normalises over the BM25 candidates (a candidate BM25 did not return counts
     0); a dense score over all candidates (each has an exact one). A flat side (one value)
-    counts 1 for BM25's own candidates and 0 for dense. Every BM25 candidate is kept; one found
+    counts 1 for BM25's own candidates and 0 for dense, unless BM25 found nothing: then dense
+    is the only side, and its flat candidates count 1. Every BM25 candidate is kept; one found
     by dense alone only if its fused score is positive. Ties go to the earlier position.
     """
-    if not lexical:
-        return []
     candidates, lexical_part = _candidates(lexical, dense, depth)
-    dense_part = _min_max(dense.at(candidates), flat=0.0)
+    if not len(candidates):
+        return []
+    dense_part = _min_max(dense.at(candidates), flat=0.0 if lexical else 1.0)
     fused = (1.0 - weight) * lexical_part + weight * dense_part
     # A set, not np.isin: np.isin's np.unique imports numpy.ma on first use (~0.05-0.1 s of
     # a cold `docbot search`), for a membership test over at most 2 x depth positions.
@@ -108,8 +112,6 @@ def weighted(
 
 def reciprocal_rank(lexical: Ranked, dense: DenseSide, k: int, depth: int = DEPTH) -> Ranked:
     """Sum over the two rankings of 1 / (RRF_K + rank); for comparison with `weighted`."""
-    if not lexical:
-        return []
     scores: dict[int, float] = {}
     for rank, (position, _) in enumerate(lexical[:depth], 1):
         scores[position] = scores.get(position, 0.0) + 1.0 / (RRF_K + rank)
@@ -131,7 +133,8 @@ def _candidates(
     raw = np.array([found[p] for p in positions.tolist()], dtype=np.float64)
     known = ~np.isnan(raw)
     normalised = np.zeros(len(raw), dtype=np.float64)
-    normalised[known] = _min_max(raw[known], flat=1.0)
+    if known.any():
+        normalised[known] = _min_max(raw[known], flat=1.0)
     return positions, normalised
 
 

@@ -32,11 +32,6 @@ def test_fusion_scores_are_min_max_normalised_sums() -> None:
         assert score == pytest.approx(expected, abs=1e-6)
 
 
-def test_fusion_without_bm25_hits_returns_nothing() -> None:
-    assert weighted([], DENSE, k=5) == []
-    assert reciprocal_rank([], DENSE, k=5) == []
-
-
 def test_fusion_query_without_a_vector_adds_no_dense_candidates() -> None:
     ranked = weighted(LEXICAL, ExactScores(np.zeros(5, dtype=np.float32)), k=5, weight=0.5, depth=5)
     assert [p for p, _ in ranked] == [2, 0, 4]

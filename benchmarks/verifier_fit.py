@@ -76,7 +76,7 @@ def _measure(claim: ModelClaim, items: Sequence[EvidenceItem]) -> Measured:
 def _shares(text: str, support: Support) -> dict[str, float]:
     shares: dict[str, float] = {}
     for name in TEXTS:
-        found, missing = coverage(text, getattr(support, name))
+        found, missing = coverage(text, support.coverage_text(name))
         total = len(found) + len(missing)
         shares[name] = len(found) / total if total else 1.0
     return shares

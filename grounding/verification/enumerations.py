@@ -8,6 +8,7 @@ gives ("three kinds: connect, read and write" is dropped)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from grounding.verification.anchors import spaced_terms
 from grounding.verification.bindings import counted_words, counts
@@ -19,16 +20,22 @@ _COUNT_WORDS = "|".join(
     sorted((w for w, n in NUMBER_WORDS.items() if _SMALLEST <= n <= _LARGEST), key=len)
 )
 _COUNT = rf"(?<![\w.`-])(?P<count>\d{{1,2}}|{_COUNT_WORDS})"
-# A count, up to six words it counts (no punctuation), a colon, then the list up to the
-# sentence's end: a full stop, ; ! or ? before a space or the text's end.
-_AFTER_COLON = re.compile(
-    rf"{_COUNT}(?:[ \t]+[^\s:;,.!?]+){{1,6}}:[ \t]+(?P<items>.+?)(?=[.;!?](?:\s|$)|$)", re.S | re.I
-)
-# A count, up to two words, then a list of code spans: "the four methods `GET`, ... and `X`".
 _CODE = r"`[^`\n]+`"
+# A count, up to six words it counts (no punctuation but inside code spans: "six parameters
+# `httpx.Request()` does not support"), a colon, then the list up to the sentence's end: a full
+# stop, ; ! or ? before a space or the text's end.
+_AFTER_COLON = re.compile(
+    rf"{_COUNT}(?:[ \t]+(?:{_CODE}|[^\s:;,.!?`]+)){{1,6}}:[ \t]+(?P<items>.+?)(?=[.;!?](?:\s|$)|$)",
+    re.S | re.I,
+)
+# A count, up to three words, perhaps a comma and up to two more words, then a list of code
+# spans or of numbers: "the four methods `GET`, ... and `X`", "two loggers to configure,
+# `httpx` and `httpcore`", "three proxies, on ports 8030, 8031 and 8032".
+_ITEM = rf"(?:{_CODE}|\d+(?!\w|\.\d))"
+_JOIN = r"(?:,[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+)"
 _CODE_LIST = re.compile(
-    rf"{_COUNT}(?:[ \t]+[^\s:;,.!?`]+){{1,2}}[ \t]+"
-    rf"(?P<items>{_CODE}(?:(?:,[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+){_CODE})+)",
+    rf"{_COUNT}(?:[ \t]+[^\s:;,.!?`]+){{1,3}}(?:,(?:[ \t]+[^\s:;,.!?`\d]+){{0,2}})?[ \t]+"
+    rf"(?P<items>{_ITEM}(?:{_JOIN}{_ITEM})+)",
     re.I,
 )
 _COMMA = re.compile(r"\s*,\s*")
@@ -48,6 +55,19 @@ def self_counted(claim: str, quoted: str) -> frozenset[str]:
     if not values:
         return frozenset()
     return frozenset(values - _other_counts(quoted, values))
+
+
+def list_counts(claim: str, lengths: Sequence[int]) -> frozenset[str]:
+    """The counts of the claim's terms that count a noun ("three steps") and are the length of
+    a numbered list its quotes are items of: the list's last number is a position, so the
+    count is nowhere in the evidence as a count."""
+    if not lengths:
+        return frozenset()
+    given = {str(n) for n in lengths}
+    terms, spaced = spaced_terms(claim)
+    return frozenset(
+        value for i, value in counts(terms) if value in given and counted_words(terms, spaced, i)
+    )
 
 
 def list_items(text: str) -> list[str]:

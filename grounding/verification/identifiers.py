@@ -30,6 +30,18 @@ def without_urls(text: str) -> str:
     return _URL.sub(" ", text)
 
 
+# The port of a URL: "http://localhost:8031" is on port 8031.
+_URL_PORT = re.compile(r"^https?://[^/:?#]+:(\d{1,5})(?!\d)")
+
+
+def url_ports(text: str) -> str:
+    """The ports `text`'s URLs name, as sentences ("port 8031."): blanked with its URL, a port
+    is still a number the text gives ("the proxy on port 8031")."""
+    ports = (_URL_PORT.match(m.group()) for m in _URL.finditer(text))
+    said = [f"port {p.group(1)}." for p in ports if p is not None]
+    return "\n\n" + " ".join(said) if said else ""
+
+
 def exact_tokens(text: str) -> tuple[str, ...]:
     """The tokens of `text` that must appear verbatim in evidence, by kind, then by position."""
     found: list[str] = []

@@ -44,14 +44,17 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
 # Words that set one thing against another: what follows them is what is not so ("passed on
 # instantiation, rather than passed to the request method"; "use X instead of Y").
 _CONTRASTS = frozenset(fold_word(w) for w in ("rather", "instead", "unlike"))
+# How many content words after a claim's negation must follow the contrast: "not per request
+# with `client.post(...)`" denies the "per request" of "rather than on a per-request basis".
+_CONTRAST_SPAN = 2
 
 
 def _contrasted(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
     """The claim's negation `i` denies what a contrast of the evidence sets aside: the first
-    _GOVERNS content words after it all follow one contrast word closely (its NEGATION_WINDOW
+    _CONTRAST_SPAN content words after it all follow one contrast word closely (its NEGATION_WINDOW
     content words), in its sentence. "should not be passed on client instantiation" is no
     such denial of "passed on client instantiation, rather than passed to the request"."""
-    denied = _content_after(claim, i, _GOVERNS)
+    denied = _content_after(claim, i, _CONTRAST_SPAN)
     if not denied:
         return False
     return any(
@@ -102,9 +105,16 @@ def dropped_negation(claim: Sequence[str], clause: Sequence[str]) -> str | None:
         if negated is None or negated not in said or _said_plainly(clause, negated):
             continue
         spots = [i for i, other in enumerate(claim) if other == negated]
-        if not any(NEGATIONS & sentence_window(claim, i, NEGATION_WINDOW) for i in spots):
+        denying = NEGATIONS | _DENIED_OTHERWISE
+        if not any(denying & sentence_window(claim, i, NEGATION_WINDOW) for i in spots):
             return negated
     return None
+
+
+# Words that keep a quote's negation without a negation word: "proxy everything except HTTPS
+# requests to X" for "don't use proxies for HTTPS requests to X", "loop until the request is
+# `None`" for "while request is not None".
+_DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until"))
 
 
 def _said_plainly(clause: Sequence[str], word: str) -> bool:

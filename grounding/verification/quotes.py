@@ -43,6 +43,8 @@ _ELLIPSIS = re.compile(r"\s*(?:\[\.\.\.\]|\.{3,})\s*")
 _EDGES = " \t\n\"'.,;:!?()[]«»"
 # Where a block starts besides a blank line: a heading, a list item, a table row, a quote.
 _BLOCK_START = re.compile(rf"{LIST_MARKER.pattern}|{ATX_HEADING.pattern}|^\s*[|>]")
+# A reST heading: a line of words, then a line of one punctuation character repeated.
+_UNDERLINED = re.compile(r"^[^\n]*\w[^\n]*\n([=\-~^\"'`#*+])\1{2,}[ \t]*$")
 # A numbered list item's number: "3." or "3)" at its first line's start.
 _ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]+")
 # What ends a clause inside a sentence: the clause of a quote is where its negations bind.
@@ -59,6 +61,13 @@ class Located:
     sentences: str
     clause: str
     context: str  # the sentences with one more on each side: what a paraphrase may draw on
+    # How many items the numbered list the quote is in has ("1." to "3.": 3), 0 when it is in
+    # none: "takes three steps" counts that list, whose "3." is a position, not a count.
+    list_length: int = 0
+    # The heading the quote is under, in its item ("### Complex configuration example"), or the
+    # item's own last heading: a claim may merge it with the text ("The complex configuration
+    # example uses three proxies").
+    heading: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +78,7 @@ class _Form:
     text: str
     sentences: tuple[tuple[int, int], ...]
     numbered: tuple[tuple[int, int, int], ...] = ()
+    headings: tuple[tuple[int, str], ...] = ()  # (start, text) of each heading block
 
 
 def quote_form(text: str) -> str:
@@ -104,7 +114,8 @@ def _item_form(text: str) -> _Form:
     joined = ""
     sentences: list[tuple[int, int]] = []
     numbered: list[tuple[int, int, int]] = []
-    for block in _blocks(text):
+    headings: list[tuple[int, str]] = []
+    for block, in_code in _blocks(text):
         form = quote_form(block)
         if not form:
             continue
@@ -118,25 +129,28 @@ def _item_form(text: str) -> _Form:
         marker = _ITEM_NUMBER.match(block)
         if marker is not None:
             numbered.append((start, len(joined), int(marker.group(1))))
-    return _Form(joined, tuple(sentences), tuple(numbered))
+        if not in_code and (ATX_HEADING.match(block) or _UNDERLINED.match(block)):
+            headings.append((start, quote_form(block.splitlines()[0])))
+    return _Form(joined, tuple(sentences), tuple(numbered), tuple(headings))
 
 
-def _blocks(text: str) -> list[str]:
+def _blocks(text: str) -> list[tuple[str, bool]]:
     """Paragraphs, headings, list items, table rows and code lines: the pieces of an item that a
-    sentence cannot run across. Fence lines are dropped: they hold no words of the document."""
-    blocks: list[list[str]] = []
+    sentence cannot run across, each with whether it is a line of code. Fence lines are
+    dropped: they hold no words of the document."""
+    blocks: list[tuple[list[str], bool]] = []
     in_code = False
     for line in text.splitlines():
         if FENCE.match(line):
             in_code = not in_code
-            blocks.append([])
+            blocks.append(([], in_code))
             continue
         starts = in_code or not line.strip() or _BLOCK_START.match(line) is not None
         if starts or not blocks:
-            blocks.append([])
+            blocks.append(([], in_code))
         if line.strip():
-            blocks[-1].append(line)
-    return ["\n".join(lines) for lines in blocks if lines]
+            blocks[-1][0].append(line)
+    return [("\n".join(lines), code) for lines, code in blocks if lines]
 
 
 def quote_parts(quote: str) -> tuple[str, ...]:
@@ -175,7 +189,27 @@ def _find(quote: str, item: EvidenceItem) -> Located | None:
     # and "step 3" are checked against "3. Configure ..." as against "the 3rd ...".
     items = [n for a, b, n in form.numbered if a < end and start < b]
     positions = "".join(f"{n}, {ordinal(n)}: " for n in items)
-    return Located(quote, item, positions + sentences.strip(), clause, context.strip())
+    length = _list_length(form.numbered, start, end)
+    above = [text for at, text in form.headings if at <= start]
+    heading = above[-1] if above else (item.chunk.heading_path or ("",))[-1]
+    return Located(
+        quote, item, positions + sentences.strip(), clause, context.strip(), length, heading
+    )
+
+
+def _list_length(numbered: Sequence[tuple[int, int, int]], start: int, end: int) -> int:
+    """The number of items of the numbered list that a quote at `start`-`end` is in: the run of
+    items numbered 1, 2, 3, ... around it, one after the other; 0 when it is in none."""
+    runs: list[list[tuple[int, int, int]]] = []
+    for entry in numbered:
+        if runs and entry[2] == runs[-1][-1][2] + 1:
+            runs[-1].append(entry)
+        else:
+            runs.append([entry])
+    for run in runs:
+        if run[0][2] == 1 and any(a < end and start < b for a, b, _ in run):
+            return run[-1][2]
+    return 0
 
 
 @functools.lru_cache(maxsize=256)

@@ -143,7 +143,9 @@ def support_of(
     stated = "\n\n".join(s for s in shown if s not in quoted)
     headings = "\n\n".join(dict.fromkeys(" > ".join(i.chunk.heading_path) for i in cited))
     clauses = tuple(q.clause for q in located)
-    return Support(quoted, evidence_text(cited), clauses, context, stated, headings)
+    lists = tuple(sorted({q.list_length for q in located if q.list_length}))
+    under = "\n\n".join(dict.fromkeys(q.heading for q in located if q.heading))
+    return Support(quoted, evidence_text(cited), clauses, context, stated, headings, lists, under)
 
 
 def evidence_text(items: Iterable[EvidenceItem]) -> str:

@@ -15,12 +15,13 @@ from grounding.verification.bindings import binding_problem
 from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
-from grounding.verification.enumerations import self_counted
+from grounding.verification.enumerations import list_counts, self_counted
 from grounding.verification.identifiers import (
     appears,
     exact_tokens,
     is_number_token,
     names_the_same,
+    url_ports,
     without_urls,
 )
 from grounding.verification.language import in_other_language
@@ -34,11 +35,14 @@ from grounding.verification.quantities import unit_problem
 from grounding.verification.quotes import quote_form, without_line_markup, without_links
 from grounding.verification.settings import setting_problem
 from grounding.verification.values import number_problem, value_problem
-from retrieval.text import normalize_text
+from retrieval.text import NEGATIONS, normalize_text
 
 # "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
 # the words after it.
 _ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
+# "Not on a client instance: per-request cookies aren't supported there.": a leading "Not ...:"
+# answers a yes/no question with the negation its sentence goes on to state.
+_NOT_LEAD = re.compile(r"^not\b[^:;.!?\n]{1,60}:\s+(?=\S)", re.IGNORECASE)
 # A condition opening a claim, up to its comma ("Unless you change it, ...", "If you haven't set
 # anything, ..."), and the word of the evidence it may restate.
 _DEFAULT_CONDITION = re.compile(r"^(?:unless|if)\b[^,;:.]{1,80},\s+", re.IGNORECASE)
@@ -68,6 +72,18 @@ class Support:
     # The cited items' headings, one a paragraph: what the quoted sentences are under, so a
     # number there ("Django 1.10 release notes") is the quote's too.
     headings: str = ""
+    # The lengths of the numbered lists the quotes are items of: a count the claim gives a
+    # noun may be one ("takes three steps" of items "1." to "3.").
+    lists: tuple[int, ...] = ()
+    # The headings the quotes are under: their words count as quoted for coverage, since a
+    # claim may merge a heading with its text.
+    under: str = ""
+
+    def coverage_text(self, name: Coverage) -> str:
+        """What content coverage reads as `name`: the quoted sentences (and their context) with
+        the headings the quotes are under; the cited items as they are."""
+        text: str = getattr(self, name)
+        return f"{text}\n\n{self.under}" if name != "cited" and self.under else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +116,8 @@ def check(
     problem = _token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
     if problem is None and not other:
         said, exact = _covered(_prose(claim), support.quoted), bool(tokens)
-        for text, threshold in ((support.quoted, quoted), (support.cited, cited)):
+        pairs = ((support.coverage_text("quoted"), quoted), (support.cited, cited))
+        for text, threshold in pairs:
             problem = coverage_problem(said, _prose(text), has_exact=exact, threshold=threshold)
             if problem is not None:
                 break
@@ -118,8 +135,13 @@ def _covered(claim: str, quoted: str) -> str:
 
 def _prose(text: str) -> str:
     """The words a claim or its evidence says: links read as their text, URLs blanked (each is
-    an exact token, checked whole), and a leading "No:" or "Yes," answering the question."""
-    return _ANSWER_MARKER.sub("", without_urls(without_links(text)))
+    an exact token, checked whole), and a leading "No:" or "Yes," answering the question, or a
+    "Not ...:" whose negation the rest of the claim states."""
+    text = _ANSWER_MARKER.sub("", without_urls(without_links(text)))
+    lead = _NOT_LEAD.match(text)
+    if lead is not None and NEGATIONS & set(terms(text[lead.end() :])):
+        return text[lead.end() :]
+    return text
 
 
 def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
@@ -129,21 +151,30 @@ def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
     for token in tokens:
         if is_number_token(token) or appears(token, written):
             continue
-        if _ACRONYM.fullmatch(token) and appears(token.lower(), written.lower()):
+        if _ACRONYM.fullmatch(token) and _names_in_code(token.lower(), written.lower()):
             continue
         if not appears(quote_form(token), formed) and not names_the_same(token, written):
             return f"not in the cited evidence: {token!r}"
     return None
 
 
+def _names_in_code(acronym: str, written: str) -> bool:
+    """An acronym in lowercase is a word of the evidence, or a part of one of its identifiers:
+    "TCP" of `connect_tcp`, "TLS" of `start_tls.started`."""
+    return re.search(rf"(?<![^\W_]){re.escape(acronym)}(?![^\W_])", written) is not None
+
+
 def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None:
     """Numbers, values and negations; in another language the numbers (not their neighbours,
     which are words of that language) and whether it negates at all."""
     said = terms(_prose(chinese_in_digits(claim) if other else claim))
-    quoted = terms(_prose(support.quoted + signature_defaults(support.quoted)))
+    extra = signature_defaults(support.quoted) + url_ports(support.quoted)
+    quoted = terms(_prose(support.quoted + extra))
     if other:  # "tres pasos": a number, whatever language spells it
         said += tuple(t for n in spanish_numbers(claim) for t in ("", n))
     listed = frozenset() if other else self_counted(_prose(claim), _prose(support.quoted))
+    if not other:
+        listed |= list_counts(_prose(claim), support.lists)
     problem = number_problem(said, quoted, anchor=not other, listed=listed)
     if problem is not None and (support.stated or support.headings):
         shown = terms(_prose(f"{support.quoted}\n\n{support.stated}\n\n{support.headings}"))

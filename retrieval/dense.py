@@ -28,7 +28,7 @@ from retrieval import vectors_file
 from retrieval.chunks import Chunk
 from retrieval.collections import CollectionSnapshot
 from retrieval.corpus import index_text
-from retrieval.durable import changed_message, sha256_file, verify_file, write_atomically_from
+from retrieval.durable import write_atomically_from
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.errors import DocbotError, IndexNotBuiltError
 
@@ -145,8 +145,8 @@ def fill(plan: Plan, embedder: Embedder, progress: Progress | None = None) -> Ve
 def write_vectors(path: Path, matrix: Vectors) -> tuple[int, str]:
     """Store `matrix` durably (retrieval/vectors_file.py); its size and sha256 for the manifest."""
     prefix_dim = min(PREFIX_DIM, matrix.shape[1])
-    write_atomically_from(path, lambda handle: vectors_file.write(handle, matrix, prefix_dim))
-    return path.stat().st_size, sha256_file(path)
+    # Hashed as written, not read back.
+    return write_atomically_from(path, lambda h: vectors_file.write(h, matrix, prefix_dim))
 
 
 # Dense search reads a 64-dimension prefix of every vector (the model is trained so its first
@@ -194,18 +194,14 @@ def open_vectors(
     (a long-lived load); otherwise the part read whole (prefixes, row checksums) now and each
     full row when read."""
     path = root / str(entry["file"])
-    size, rows, dim = int(entry["bytes"]), int(entry["rows"]), int(entry["dim"])
-    if whole:
-        verify_file(path, size, str(entry["sha256"]))
-    else:
-        try:
-            found = path.stat().st_size
-        except OSError as exc:
-            raise IndexNotBuiltError(f"{path} is unreadable ({exc.strerror or exc})") from exc
-        if found != size:
-            raise IndexNotBuiltError(changed_message(path, found, size))
-    where = f"the dense vectors file {path}"
-    stored = vectors_file.StoredVectors(path, where, fix, verified=whole)
+    rows, dim = int(entry["rows"]), int(entry["dim"])
+    stored = vectors_file.StoredVectors(
+        path,
+        f"the dense vectors file {path}",
+        fix,
+        size=int(entry["bytes"]),
+        sha256=str(entry["sha256"]) if whole else None,
+    )
     prefix_dim = min(PREFIX_DIM, dim)
     if (stored.rows, stored.dim, stored.prefix.shape[1]) != (rows, dim, prefix_dim):
         raise IndexNotBuiltError(

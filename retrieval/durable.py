@@ -7,12 +7,13 @@ import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from retrieval.errors import IndexNotBuiltError
 
 # Lock files tantivy keeps in its folder: empty, and not part of the engine's content.
 UNRECORDED_SUFFIX = ".lock"
+T = TypeVar("T")
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -20,15 +21,17 @@ def write_atomically(path: Path, data: bytes) -> None:
     write_atomically_from(path, lambda handle: handle.write(data))
 
 
-def write_atomically_from(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """`write_atomically` for content streamed by `write(handle)`, never held whole in memory."""
+def write_atomically_from(path: Path, write: Callable[[BinaryIO], T]) -> T:
+    """`write_atomically` for content streamed by `write(handle)`, never held whole in memory;
+    what `write` returned."""
     temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     with temporary.open("wb") as handle:
-        write(handle)
+        written = write(handle)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)
     fsync(path.parent)
+    return written
 
 
 def fsync(path: Path) -> None:

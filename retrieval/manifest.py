@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -24,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from retrieval import snapshot_file
+from retrieval import record_file, snapshot_file
 from retrieval.collections import CollectionSnapshot
 from retrieval.config import Config
 from retrieval.durable import (
-    changed_message,
     folder_files,
     fsync,
     verify_folder,
     write_atomically,
+    write_atomically_from,
 )
 from retrieval.engine_meta import ENGINE_FORMAT
 from retrieval.engines import SCORING_VERSION
@@ -136,9 +137,7 @@ def reusable_engine(
 
 def write_snapshot(path: Path, snapshot: CollectionSnapshot) -> tuple[int, str]:
     """Store the snapshot durably (replacing whatever is there); return its size and sha256."""
-    data = snapshot_file.encode(snapshot)
-    write_atomically(path, data)
-    return len(data), hashlib.sha256(data).hexdigest()
+    return write_atomically_from(path, lambda handle: snapshot_file.write(handle, snapshot))
 
 
 def replace_manifest(root: Path, value: Mapping[str, Any]) -> None:
@@ -210,13 +209,12 @@ def read_snapshot(
 ) -> CollectionSnapshot:
     """The snapshot a manifest entry names, if its bytes are the ones the build wrote (taken
     from `cache` when it holds the snapshot of exactly those bytes)."""
-    path, data = _snapshot_bytes(root, entry, whole=True)
+    where, data = _snapshot_bytes(root, entry, whole=True)
     known = None if cache is None else cache.get(str(entry["sha256"]))
     if known is not None:
         return known
     # Bytes as written but unreadable: a docbot version whose classes differ wrote them.
     # Chunks are built when read: a rebuild reads only its changed files' (decode_lazily).
-    where = f"the collection snapshot {path}"
     return snapshot_file.decode_lazily(data, where, run_index("again"))
 
 
@@ -229,29 +227,22 @@ def open_snapshot(
     swapping in a new version) must refuse a damaged file before using it. Otherwise only the
     size, header and chunk table are checked now, and each chunk when first read
     (StoredSnapshot): a one-off search hashes its hits' chunks, not the whole file."""
-    path, data = _snapshot_bytes(root, entry, whole=whole)
-    where = f"the collection snapshot {path}"
+    where, data = _snapshot_bytes(root, entry, whole=whole)
     return snapshot_file.StoredSnapshot(data, where, run_index("again"), verified=whole)
 
 
-def _snapshot_bytes(root: Path, entry: Mapping[str, Any], *, whole: bool) -> tuple[Path, bytes]:
-    """The file a manifest entry names and its bytes, refused unless of the recorded size and,
-    if `whole`, sha256."""
+def _snapshot_bytes(
+    root: Path, entry: Mapping[str, Any], *, whole: bool
+) -> tuple[str, bytes | mmap.mmap]:
+    """Where the file a manifest entry names is (for messages) and its bytes, refused unless of
+    the recorded size and, if `whole`, sha256."""
     path = root / entry["snapshot"]
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise IndexNotBuiltError(
-            f"{path} is unreadable ({exc.strerror or exc}): {run_index('again')}"
-        ) from exc
-    if len(data) != entry["bytes"] or (
-        whole and hashlib.sha256(data).hexdigest() != entry["sha256"]
-    ):
-        raise IndexNotBuiltError(
-            f"the collection snapshot is damaged "
-            f"({changed_message(path, len(data), entry['bytes'])}): {run_index('again')}"
-        )
-    return path, data
+    where = f"the collection snapshot {path}"
+    sha256 = str(entry["sha256"]) if whole else None
+    data = record_file.read(
+        path, snapshot_file.LAYOUT, where, run_index("again"), size=entry["bytes"], sha256=sha256
+    )
+    return where, data
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,82 +10,95 @@ The header is the snapshot pickled without its chunks, plus each file's chunk co
 `i` (bytes `offsets[i]:offsets[i+1]` of the records) is chunk `i`'s constructor arguments
 pickled, chunks in `set_chunks` order (files by path). `decode` rebuilds the whole snapshot;
 `decode_lazily` (the builder) leaves each file's chunks as stored (`StoredChunks`), built when
-read and copied as they are into the next file by `encode`. `StoredSnapshot` checks the size
-and the sha256 of the part before the records when opened, then decodes a chunk, checking its
-digest, on first access: damage anywhere is refused as soon as it is read, and a search hashes
-only what it reads.
+read and copied as they are into the next file by `write`. The container (magic, the table's
+sha256, each record's blake2b digest, the checks and the words for a damaged file) is
+retrieval/record_file.py's: `StoredSnapshot` checks the size and the sha256 of the part before
+the records when opened, then decodes a chunk, checking its digest, on first access: damage
+anywhere is refused as soon as it is read, and a search hashes only what it reads.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
-import hashlib
+import io
 import itertools
 import pickle
 import struct
 import threading
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import overload
+from typing import TYPE_CHECKING, BinaryIO, overload
 
-from retrieval import pickling
+from retrieval import pickling, record_file
 from retrieval.chunks import Chunk
 from retrieval.collections import CollectionSnapshot, FileRecord
-from retrieval.errors import IndexNotBuiltError
+from retrieval.record_file import BLAKE2B, Layout, RecordFile, RecordFileError, Shape, Span
 
-MAGIC = b"docbot-snapshot-1\n"
-_COUNTS = struct.Struct("<QQ")
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
-_DIGEST = 16  # blake2b digest size per record: detects damage, not forgery
 
 
-class SnapshotFileError(IndexNotBuiltError):
+class SnapshotFileError(RecordFileError):
     """The bytes are not a snapshot file this docbot writes, or part of them is damaged."""
 
 
-def _digest(record: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(record, digest_size=_DIGEST).digest()
+def _shape(fields: tuple[int, ...]) -> Shape:
+    header_length, count = fields
+    return Shape(count=count, meta=header_length, record=None)
 
 
-def encode(snapshot: CollectionSnapshot) -> bytes:
-    """The file's bytes. Chunks still held as stored (`StoredChunks`: a file a rebuild left
-    alone) are copied as their records and digests, not built and pickled again."""
+LAYOUT = Layout(
+    kind=b"docbot-snapshot",
+    version=1,
+    fields=struct.Struct("<QQ"),  # header length, chunk count
+    shape=_shape,
+    checksum=BLAKE2B,
+    head_damaged="its header or chunk table does not match its checksum",
+    record="chunk",
+    error=SnapshotFileError,
+)
+MAGIC = LAYOUT.magic
+
+
+def write(handle: BinaryIO, snapshot: CollectionSnapshot) -> tuple[int, str]:
+    """Write the file to `handle`; its size and sha256. Chunks still held as stored
+    (`StoredChunks`: a file a rebuild left alone) are copied as their records and digests, not
+    built and pickled again."""
     bare = dataclasses.replace(
         snapshot, files=tuple(dataclasses.replace(r, chunks=()) for r in snapshot.files)
     )
     counts = tuple(len(record.chunks) for record in snapshot.files)
     header = pickling.dumps((bare, counts))
-    records: list[bytes | memoryview] = []
+    records: list[ReadableBuffer] = []
     lengths: list[int] = []
-    digests: list[bytes | memoryview] = []
+    digests: list[ReadableBuffer] = []
     with pickling.collector_paused():
         for file in snapshot.files:
             if isinstance(file.chunks, StoredChunks):
-                blob, sizes, digest = file.chunks.records()
-                records.append(blob)
-                lengths += sizes
-                digests.append(digest)
+                span = file.chunks.records()
+                records.append(span.records)
+                lengths += span.lengths or ()
+                digests.append(span.checksums)
                 continue
-            for chunk in file.chunks:
-                record = pickle.dumps(chunk.__reduce__()[1], protocol=_PROTOCOL)
-                records.append(record)
-                lengths.append(len(record))
-                digests.append(_digest(record))
-    offsets = list(itertools.accumulate(lengths, initial=0))
-    prefix = b"".join(
-        (
-            MAGIC,
-            _COUNTS.pack(len(header), len(lengths)),
-            header,
-            struct.pack(f"<{len(offsets)}Q", *offsets),
-            b"".join(digests),
-        )
-    )
-    return b"".join((prefix, hashlib.sha256(prefix).digest(), *records))
+            new = [pickle.dumps(chunk.__reduce__()[1], protocol=_PROTOCOL) for chunk in file.chunks]
+            records.append(b"".join(new))  # one piece per file, not per chunk, to write
+            lengths += map(len, new)
+            digests.append(b"".join(map(BLAKE2B.of, new)))
+    fields = (len(header), len(lengths))
+    return record_file.write(handle, LAYOUT, fields, header, records, digests, lengths)
 
 
-def decode(data: bytes, where: str, fix: str) -> CollectionSnapshot:
+def encode(snapshot: CollectionSnapshot) -> bytes:
+    """The file's bytes (as `write` writes them)."""
+    buffer = io.BytesIO()
+    write(buffer, snapshot)
+    return buffer.getvalue()
+
+
+def decode(data: ReadableBuffer, where: str, fix: str) -> CollectionSnapshot:
     """The whole snapshot, every chunk built, from bytes the caller has checked against the
     manifest's sha256 (so the per-chunk digests are not checked again); errors: see
     StoredSnapshot."""
@@ -98,12 +111,12 @@ def decode(data: bytes, where: str, fix: str) -> CollectionSnapshot:
     return dataclasses.replace(stored.snapshot, files=files)
 
 
-def decode_lazily(data: bytes, where: str, fix: str) -> CollectionSnapshot:
+def decode_lazily(data: ReadableBuffer, where: str, fix: str) -> CollectionSnapshot:
     """The snapshot with each file's chunks as `StoredChunks`, built when first read, from
     bytes checked against the manifest's sha256 (errors: see StoredSnapshot).
 
     A rebuild reads every previous snapshot but uses the chunks of changed files only: an
-    unchanged collection's chunks are never built, and `encode` copies an unchanged file's
+    unchanged collection's chunks are never built, and `write` copies an unchanged file's
     records into the collection's next file as they are."""
     stored = StoredSnapshot(data, where, fix, verified=True)
     starts = itertools.accumulate(stored.counts, initial=0)  # one more than the files: the end
@@ -114,47 +127,31 @@ def decode_lazily(data: bytes, where: str, fix: str) -> CollectionSnapshot:
     return dataclasses.replace(stored.snapshot, files=files)
 
 
+_UNREADABLE = (pickle.UnpicklingError, EOFError, TypeError, ValueError)
+
+
 class StoredSnapshot:
     """A snapshot file opened for reading chunks by position (thread-safe).
 
-    Damage is refused with SnapshotFileError "`where` is damaged (what): `fix`", at opening
-    for the header and chunk table, at a chunk's first access for its record.
+    Damage is refused with SnapshotFileError "`where` is damaged (what): `fix`"
+    (retrieval/record_file.py), at opening for the header and chunk table, at a chunk's first
+    access for its record.
     """
 
-    def __init__(self, data: bytes, where: str, fix: str, *, verified: bool) -> None:
+    def __init__(self, data: ReadableBuffer, where: str, fix: str, *, verified: bool) -> None:
         """`verified`: the whole of `data` matched the manifest's sha256 already, so the
         per-chunk digests need no checking."""
-        self._where, self._fix, self._verified = where, fix, verified
-        view = memoryview(data)
-        start = len(MAGIC)
-        if bytes(view[:start]) != MAGIC or len(data) < start + _COUNTS.size:
-            raise SnapshotFileError(f"{where} was written by an incompatible docbot version: {fix}")
-        header_length, count = _COUNTS.unpack_from(data, start)
-        header_at = start + _COUNTS.size
-        offsets_at = header_at + header_length
-        digests_at = offsets_at + 8 * (count + 1)
-        records_at = digests_at + _DIGEST * count + 32
-        if records_at > len(data):
-            raise self._damaged("the file is cut short")
-        table = view[: records_at - 32]
-        if hashlib.sha256(table).digest() != bytes(view[records_at - 32 : records_at]):
-            raise self._damaged("its header or chunk table does not match its checksum")
+        self._file = RecordFile(data, LAYOUT, where, fix, verified=verified)
         try:
-            bare, counts = pickling.loads(bytes(view[header_at:offsets_at]))
-        except (pickle.UnpicklingError, EOFError, AttributeError, TypeError, ImportError) as exc:
-            raise self._damaged(f"its header is unreadable ({exc})") from exc
-        if not isinstance(bare, CollectionSnapshot) or sum(counts) != count:
-            raise self._damaged("its header is not a collection snapshot's")
+            bare, counts = pickling.loads(bytes(self._file.meta))
+        except (*_UNREADABLE, AttributeError, ImportError) as exc:
+            raise self._file.damaged(f"its header is unreadable ({exc})") from exc
+        if not isinstance(bare, CollectionSnapshot) or sum(counts) != self._file.count:
+            raise self._file.damaged("its header is not a collection snapshot's")
         self.snapshot: CollectionSnapshot = bare  # the files' chunks are empty here
         self.counts: tuple[int, ...] = tuple(counts)
-        # Written "<Q"; cast reads native order, little-endian on every platform docbot runs on.
-        self._offsets = view[offsets_at:digests_at].cast("Q")
-        self._digests = view[digests_at : records_at - 32]
-        self._records = view[records_at:]
-        if self._offsets[count] != len(self._records):
-            raise self._damaged("its chunk records are cut short or too long")
-        self._built: list[Chunk | None] = [None] * count
-        self._left: int = count  # chunks not built yet
+        self._built: list[Chunk | None] = [None] * self._file.count
+        self._left: int = self._file.count  # chunks not built yet
         self._lock = threading.Lock()
 
     @property
@@ -177,9 +174,6 @@ class StoredSnapshot:
     def files(self) -> tuple[FileRecord, ...]:
         """The files, without their chunks (`counts` has how many each has)."""
         return self.snapshot.files
-
-    def _damaged(self, what: str) -> SnapshotFileError:
-        return SnapshotFileError(f"{self._where} is damaged ({what}): {self._fix}")
 
     def chunk(self, position: int) -> Chunk:
         found = self._built[position]
@@ -205,32 +199,26 @@ class StoredSnapshot:
             if self._left == 0:
                 return built[start:end]  # type: ignore[return-value]  # none is None
             missing = [p for p in range(start, end) if built[p] is None]
-            if self._verified and len(missing) == end - start:
+            if self._file.verified and len(missing) == end - start:
                 # Nothing to check per chunk: one tight loop (most of a builder's read).
-                ends = self._offsets[start : end + 1].tolist()
-                records, loads = self._records, pickle.loads
+                loads = pickle.loads
                 try:
                     built[start:end] = [
-                        Chunk(*loads(records[a:b])) for a, b in itertools.pairwise(ends)
+                        Chunk(*loads(record)) for record in self._file.unchecked(start, end)
                     ]
-                except (pickle.UnpicklingError, EOFError, TypeError, ValueError) as exc:
-                    raise self._damaged(f"a chunk is unreadable ({exc})") from exc
+                except _UNREADABLE as exc:
+                    raise self._file.damaged(f"a chunk is unreadable ({exc})") from exc
             else:
                 for position in missing:
                     built[position] = self._decode(position)
             self._left -= len(missing)
             return built[start:end]  # type: ignore[return-value]  # none is None any more
 
-    def records(self, start: int, end: int) -> tuple[memoryview, list[int], memoryview]:
-        """The stored records of chunks start..end-1 (one blob), their lengths and their
-        digests, for `encode` to write into another snapshot file as they are. Only for a
-        file checked whole (`verified`), as `decode_lazily` opens it: nothing is checked here."""
-        if not self._verified:
-            raise ValueError("records are copied only from a file whose sha256 was checked")
-        offsets = self._offsets[start : end + 1].tolist()
-        blob = self._records[offsets[0] : offsets[-1]]
-        lengths = [b - a for a, b in itertools.pairwise(offsets)]
-        return blob, lengths, self._digests[_DIGEST * start : _DIGEST * end]
+    def records(self, start: int, end: int) -> Span:
+        """The stored records of chunks start..end-1, their lengths and digests, for `write` to
+        copy into another snapshot file as they are. Only for a file checked whole
+        (`verified`), as `decode_lazily` opens it: nothing is checked here."""
+        return self._file.span(start, end)
 
     @property
     def built(self) -> int:
@@ -238,16 +226,11 @@ class StoredSnapshot:
         return len(self._built) - self._left
 
     def _decode(self, position: int) -> Chunk:
-        start, end = self._offsets[position], self._offsets[position + 1]
-        record = self._records[start:end]
-        if not self._verified and _digest(record) != bytes(
-            self._digests[_DIGEST * position : _DIGEST * (position + 1)]
-        ):
-            raise self._damaged(f"chunk {position} does not match its checksum")
+        record = self._file.record(position)  # checked against its digest unless verified
         try:
             return Chunk(*pickle.loads(record))
-        except (pickle.UnpicklingError, EOFError, TypeError, ValueError) as exc:
-            raise self._damaged(f"chunk {position} is unreadable ({exc})") from exc
+        except _UNREADABLE as exc:
+            raise self._file.damaged(f"chunk {position} is unreadable ({exc})") from exc
 
 
 class _ByPosition(Sequence[Chunk]):
@@ -287,7 +270,7 @@ class _Chunks(_ByPosition):
 
 class StoredChunks(_ByPosition):
     """One file's chunks in a stored snapshot (positions start..start+count-1), each built
-    when first read; equal to any sequence of equal chunks. `encode` copies them as stored."""
+    when first read; equal to any sequence of equal chunks. `write` copies them as stored."""
 
     def __init__(self, stored: StoredSnapshot, start: int, count: int) -> None:
         self._stored, self._start, self._count = stored, start, count
@@ -306,7 +289,7 @@ class StoredChunks(_ByPosition):
         """The snapshot file these chunks are read from."""
         return self._stored
 
-    def records(self) -> tuple[memoryview, list[int], memoryview]:
+    def records(self) -> Span:
         return self._stored.records(self._start, self._start + self._count)
 
     def __eq__(self, other: object) -> bool:

@@ -28,8 +28,7 @@ from retrieval.dense import (
     read_entry,
     write_vectors,
 )
-from retrieval.durable import verify_file
-from retrieval.embeddings import Embedder, load_embedder
+from retrieval.embeddings import Embedder, Vectors, load_embedder
 from retrieval.engine_parts import Parts
 from retrieval.engines import EngineKind, build_engine, choose_engine
 from retrieval.errors import DocbotError, IndexNotBuiltError
@@ -281,12 +280,16 @@ def _engine_writer(
     by choice, is built whole from its token lists."""
     if kind == "tantivy":
         folders = [parts.folder(name) for name in sorted(names)]
-        return lambda folder: compose(folder, folders)
+        # A linked segment file is its part's: hashed when the part was built or checked.
+        recorded = {file: kept for name in names for file, kept in parts.files(name).items()}
+        return lambda folder: {
+            file: recorded[file] for file in compose(folder, folders) if file in recorded
+        }
     corpus = tokens.corpus(names)
 
-    def build(folder: Path) -> frozenset[str]:
+    def build(folder: Path) -> dict[str, list[int | str]]:
         build_engine(kind, corpus, folder)
-        return frozenset()
+        return {}
 
     return build
 
@@ -317,17 +320,20 @@ def _write_vectors(
     the others are made from the previous rows (by vector key) plus the embedder."""
     tag = model_tag(embedder)
     entries: dict[str, dict[str, Any]] = {}
+    checked: dict[str, Vectors] = {}  # file -> its rows, read whole (sha256 checked) here
     todo = []
     for name, snapshot in snapshots.items():
         file = f"vectors/{name}-{fingerprint(snapshot, with_dates=False)}-{tag}.vectors"
         kept = previous.vectors.get(file)
-        if kept is not None and _intact(root, kept[1], embedder, snapshot.chunk_count):
+        rows = None if kept is None else _intact(root, file, kept[1], embedder, snapshot)
+        if kept is not None and rows is not None:
             entries[name] = dict(kept[1])
+            checked[file] = rows
         else:
             todo.append((name, file))
     if not todo:
         return entries, 0
-    cache = _previous_rows(root, previous, embedder, snapshots)
+    cache = _previous_rows(root, previous, embedder, snapshots, checked)
     plans = {name: plan_vectors(snapshots[name], embedder.dim, cache) for name, _ in todo}
     total, done = sum(len(plan.missing) for plan in plans.values()), 0
 
@@ -349,14 +355,21 @@ def _write_vectors(
     return entries, total
 
 
-def _intact(root: Path, entry: Mapping[str, Any], embedder: Embedder, rows: int) -> bool:
+def _intact(
+    root: Path,
+    file: str,
+    entry: Mapping[str, Any],
+    embedder: Embedder,
+    snapshot: CollectionSnapshot,
+) -> Vectors | None:
+    """The rows of a previous vectors file still whole and of this model and snapshot, or None."""
     try:
-        if (entry["model"], entry["rows"], entry["dim"]) != (embedder.name, rows, embedder.dim):
-            return False
-        verify_file(root / entry["file"], int(entry["bytes"]), str(entry["sha256"]))
+        expected = (embedder.name, snapshot.chunk_count, embedder.dim)
+        if (entry["model"], entry["rows"], entry["dim"]) != expected:
+            return None
+        return read_entry(root, file, entry)
     except (IndexNotBuiltError, KeyError, TypeError, ValueError):
-        return False
-    return True
+        return None
 
 
 def _previous_rows(
@@ -364,14 +377,17 @@ def _previous_rows(
     previous: Previous,
     embedder: Embedder,
     snapshots: Mapping[str, CollectionSnapshot],
+    checked: Mapping[str, Vectors],
 ) -> VectorCache:
-    """The rows of the last build's intact vectors files made by this embedder."""
+    """The rows of the last build's intact vectors files made by this embedder (`checked`:
+    those read whole already, not hashed again)."""
     found = []
     for file, (snapshot, entry) in previous.vectors.items():
         try:
             if entry.get("model") != embedder.name:
                 continue
-            found.append((snapshot, read_entry(root, file, entry)))
+            rows = checked.get(file)
+            found.append((snapshot, read_entry(root, file, entry) if rows is None else rows))
         except (IndexNotBuiltError, KeyError, TypeError, ValueError):
             continue  # damaged or foreign: its chunks are embedded again
     return VectorCache(found, list(snapshots.values()))

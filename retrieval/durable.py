@@ -48,13 +48,21 @@ def sha256_file(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def folder_files(folder: Path) -> dict[str, list[int | str]]:
-    """name -> [size, sha256] of each file in a folder, as the manifest records it."""
+def folder_files(
+    folder: Path, known: Mapping[str, list[int | str]] | None = None
+) -> dict[str, list[int | str]]:
+    """name -> [size, sha256] of each file in a folder, as the manifest records it. A file named
+    in `known` (a link to a file recorded already) takes its record from there, unhashed."""
+    known = known or {}
     return {
-        path.name: [path.stat().st_size, sha256_file(path)]
+        path.name: list(known[path.name]) if path.name in known else _record(path)
         for path in sorted(folder.iterdir())
         if path.is_file() and not path.name.endswith(UNRECORDED_SUFFIX)
     }
+
+
+def _record(path: Path) -> list[int | str]:
+    return [path.stat().st_size, sha256_file(path)]
 
 
 def verify_folder(folder: Path, files: Mapping[str, Sequence[int | str]]) -> None:

@@ -21,6 +21,7 @@ from retrieval.engines import SCORING_VERSION
 from retrieval.manifest import (
     FORMAT,
     TOKENIZER_VERSION,
+    FillEngine,
     build_engine_dir,
     fingerprint,
     reusable_engine,
@@ -59,11 +60,24 @@ class Parts:
         if name not in self._ready:
             files = reusable_engine(target, self._previous.get(key))
             if files is None:
-                part, documents = part_id(name), self._documents(name)
-                files = build_engine_dir(target, lambda folder: build_part(folder, part, documents))
+                files = build_engine_dir(target, self._builder(name))
                 self.built += 1
             self._ready[name] = {"collection": name, "key": key, "files": files}
         return target
+
+    def files(self, name: str) -> dict[str, list[int | str]]:
+        """The recorded files of collection `name`'s part (checked or built by `folder`)."""
+        files: dict[str, list[int | str]] = self._ready[name]["files"]
+        return files
+
+    def _builder(self, name: str) -> FillEngine:
+        part, documents = part_id(name), self._documents(name)
+
+        def build(folder: Path) -> dict[str, list[int | str]]:
+            build_part(folder, part, documents)
+            return {}  # it links no file
+
+        return build
 
     def entries(self) -> list[dict[str, Any]]:
         """The manifest's `parts`: those used this build, and the last build's that are still

@@ -20,7 +20,7 @@ import json
 import mmap
 import os
 import shutil
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,9 +88,10 @@ def generation_of(snapshots: Mapping[str, CollectionSnapshot], model: str | None
     return hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]
 
 
-# Writes an engine into the empty folder it is given; returns the names of the files it linked
-# to files already flushed to disk (a tantivy set's parts), which need no flush of their own.
-FillEngine = Callable[[Path], Collection[str]]
+# Writes an engine into the empty folder it is given; returns the record ([size, sha256]) of each
+# file it linked to a file already recorded and flushed (a tantivy set's parts' segments): a
+# linked file is neither flushed nor hashed again.
+FillEngine = Callable[[Path], Mapping[str, list[int | str]]]
 
 
 def build_engine_dir(target: Path, fill: FillEngine) -> dict[str, list[int | str]]:
@@ -104,7 +105,7 @@ def build_engine_dir(target: Path, fill: FillEngine) -> dict[str, list[int | str
     shutil.rmtree(temporary, ignore_errors=True)
     temporary.mkdir()
     linked = fill(temporary)
-    files = folder_files(temporary)
+    files = folder_files(temporary, linked)
     for name in files:
         if name not in linked:
             fsync(temporary / name)

@@ -47,11 +47,10 @@ def part_id(collection: str) -> int:
     return int.from_bytes(hashlib.sha256(collection.encode()).digest()[:8], "big")
 
 
-def build_part(directory: Path, part: int, documents: Iterable[str]) -> frozenset[str]:
+def build_part(directory: Path, part: int, documents: Iterable[str]) -> None:
     """Write a part into the empty folder `directory`: `documents` are one collection's chunks
-    in position order, each its tokens joined by single spaces. It links no file (see compose)."""
+    in position order, each its tokens joined by single spaces."""
     _write_part(directory, part, documents)
-    return frozenset()
 
 
 def compose(directory: Path, parts: Sequence[Path]) -> frozenset[str]:

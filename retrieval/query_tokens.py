@@ -19,6 +19,7 @@ is only used with that very file installed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
 import json
@@ -55,7 +56,15 @@ class QueryTokensError(ValueError):
 def compile_tables(tokenizer_file: Path) -> bytes | None:
     """The tables for the tokenizer in `tokenizer_file`, or None if it is not of the one
     shape QueryTokens repeats exactly (then questions always go to the real tokenizer)."""
-    source = tokenizer_file.read_bytes()
+    return _tables(tokenizer_file.read_bytes())
+
+
+# Kept for the last tokenizer file (a process has one installed): compiling takes ~0.15 s of
+# CPU, which every build into a new state folder paid again in a process that builds several
+# (the test suite's hundreds of small indexes, a benchmark's corpora). Keyed by the file's
+# bytes, so an edited file is compiled afresh.
+@functools.lru_cache(maxsize=1)
+def _tables(source: bytes) -> bytes | None:
     spec = json.loads(source)
     model = spec.get("model") or {}
     if not (

@@ -39,10 +39,11 @@ def table_rows(count: int = 400) -> list[str]:
 
 def sentences(size: int = 147_000) -> str:
     out: list[str] = []
-    n = 0
-    while sum(len(s) + 1 for s in out) < size:
+    n = length = 0
+    while length < size:  # each sentence and the space after it
         words = [_TOPIC[(n * 3 + k) % len(_TOPIC)] for k in range(9)]
         out.append(f"The {' '.join(words)} setting number {n} applies to batch {n % 31}.")
+        length += len(out[-1]) + 1
         n += 1
     return " ".join(out)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import asyncpg
 
-from tests.bot.harness import free_port
+from tests.ports import free_port
 
 SHARED_DIR_ENV = "DOCBOT_TEST_POSTGRES_DIR"
 # .ci/run sets this to "required": there a server that cannot start fails the run, not skips.

@@ -9,7 +9,6 @@ import asyncio
 import hashlib
 import hmac
 import json
-import socket
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -41,19 +40,6 @@ CONNECT = "C0CONNECT"
 DM = "D0DIRECT"
 ASKER = "U0ASKER"
 BOT_USER = "U0DOCBOT"  # FakeSlack's bot user id
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A port nothing listens on now, for `run_serve` (which takes a number, not a socket)."""
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
-def listening(port: int) -> bool:
-    """Whether something accepts connections on 127.0.0.1:`port`."""
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def signature(body: str, timestamp: int, secret: str = SIGNING_SECRET) -> str:

@@ -22,13 +22,12 @@ from tests.bot.harness import (
     GENERAL,
     RunningApp,
     fake_slack,
-    free_port,
-    listening,
     post_event,
     running_app,
     settings_for,
     with_channels,
 )
+from tests.ports import free_port, listening
 from tests.postgres_server import PostgresServer
 
 

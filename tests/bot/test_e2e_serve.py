@@ -27,13 +27,12 @@ from tests.bot.e2e import (
 from tests.bot.harness import (
     GENERAL,
     fake_slack,
-    free_port,
-    listening,
     mention,
     post_event,
     settings_for,
     with_channels,
 )
+from tests.ports import free_port, listening
 
 
 def test_serve_socket_mode_answers_an_envelope_once(

@@ -23,7 +23,8 @@ from retrieval.config import Config, ServeConfig, load_config
 from retrieval.index import build_index
 from tests.bot.conftest import write_config
 from tests.bot.e2e import until
-from tests.bot.harness import SIGNING_SECRET, fake_slack, free_port, settings_for
+from tests.bot.harness import SIGNING_SECRET, fake_slack, settings_for
+from tests.ports import free_port
 
 PROC_TCP = Path("/proc/net/tcp")
 LISTEN = "0A"

@@ -25,13 +25,12 @@ from tests.bot.e2e import until
 from tests.bot.harness import (
     GENERAL,
     fake_slack,
-    free_port,
-    listening,
     mention,
     post_event,
     settings_for,
     with_channels,
 )
+from tests.ports import free_port, listening
 
 
 @contextmanager

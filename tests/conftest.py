@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,6 +32,12 @@ MEMORY_FOLDER = Path("/dev/shm")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Compiled modules are written (pytest's assertion-rewritten test modules too) even where
+    # PYTHONDONTWRITEBYTECODE is set, as this machine sets it: otherwise each xdist worker,
+    # each `docbot` subprocess and each later run compiles every module again (~5 s of a
+    # worker's ~10 s collection). They go in the usual, git-ignored __pycache__ folders, and
+    # Python and pytest check each against its source file before using it.
+    sys.dont_write_bytecode = False
     if not hasattr(config, "workerinput"):  # the controller, or a run without xdist
         _temp_in_memory(config)
         make_shared_dir()

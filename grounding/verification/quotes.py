@@ -45,8 +45,8 @@ _EDGES = " \t\n\"'.,;:!?()[]«»"
 _BLOCK_START = re.compile(rf"{LIST_MARKER.pattern}|{ATX_HEADING.pattern}|^\s*[|>]")
 # A reST heading: a line of words, then a line of one punctuation character repeated.
 _UNDERLINED = re.compile(r"^[^\n]*\w[^\n]*\n([=\-~^\"'`#*+])\1{2,}[ \t]*$")
-# A numbered list item's number: "3." or "3)" at its first line's start.
-_ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3})[.)][ \t]+")
+# A numbered list item's number: "3." or "3)" at its first line's start, or reST's "#.".
+_ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3}|#(?=\.))[.)][ \t]+")
 # What ends a clause inside a sentence: the clause of a quote is where its negations bind.
 _CLAUSE_END = re.compile(r"[,;:()]|\s-\s|\s(?=but\b|unlike\b|whereas\b|while\b|which\b)")
 
@@ -115,6 +115,7 @@ def _item_form(text: str) -> _Form:
     sentences: list[tuple[int, int]] = []
     numbered: list[tuple[int, int, int]] = []
     headings: list[tuple[int, str]] = []
+    auto = 0
     for block, in_code in _blocks(text):
         form = quote_form(block)
         if not form:
@@ -127,8 +128,13 @@ def _item_form(text: str) -> _Form:
         joined += form
         sentences += [(start + a, start + b) for a, b in sentence_spans(form)]
         marker = _ITEM_NUMBER.match(block)
-        if marker is not None:
+        if marker is not None and marker.group(1) == "#":
+            auto += 1  # reST's "#." items number themselves: 1, 2, 3, ...
+            numbered.append((start, len(joined), auto))
+        elif marker is not None:
             numbered.append((start, len(joined), int(marker.group(1))))
+        elif not block[:1].isspace():
+            auto = 0  # a paragraph not indented under an item ends its list
         if not in_code and (ATX_HEADING.match(block) or _UNDERLINED.match(block)):
             headings.append((start, quote_form(block.splitlines()[0])))
     return _Form(joined, tuple(sentences), tuple(numbered), tuple(headings))

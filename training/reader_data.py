@@ -154,16 +154,35 @@ def collect(
     with tempfile.TemporaryDirectory() as tmp:
         # A kept folder (training/packet_sweep.py reads it once per setting) keeps its index.
         folder = squad_dir or Path(tmp)
-        docs = folder / "docs"
-        docs.mkdir(parents=True, exist_ok=True)
-        cases = squad_cases(SQUAD_V2, docs, squad, seed)
-        config = collection_config(docs, folder)
-        found = packets(config, [c.question for c in cases], packet_size, retriever)
-        for case, packet in zip(cases, found, strict=True):
-            example = Example(
-                "squad", case.question, bool(case.answers), (case.gold_path,), case.answers
-            )
-            if packet is not None:
-                out.append(labelled(example, packet, embedder))
-        print(f"  SQuAD v2.0: {len(cases)} questions", file=sys.stderr)
+        out += squad_reads(squad, seed, folder, embedder, packet_size, retriever)
     return out
+
+
+def squad_reads(
+    squad: int,
+    seed: int,
+    folder: Path,
+    embedder: ReaderEmbedder,
+    packet_size: PacketSize = PACKET_SIZE,
+    retriever: Callable[[Index], Retriever] = lambda index: index,
+) -> list[Read]:
+    """`squad` SQuAD v2.0 questions' reads (seeded by `seed`), their paragraphs written and
+    indexed under `folder` (`squad_config(folder)` is their collection)."""
+    docs = folder / "docs"
+    docs.mkdir(parents=True, exist_ok=True)
+    cases = squad_cases(SQUAD_V2, docs, squad, seed)
+    found = packets(squad_config(folder), [c.question for c in cases], packet_size, retriever)
+    out: list[Read] = []
+    for case, packet in zip(cases, found, strict=True):
+        example = Example(
+            "squad", case.question, bool(case.answers), (case.gold_path,), case.answers
+        )
+        if packet is not None:
+            out.append(labelled(example, packet, embedder))
+    print(f"  SQuAD v2.0: {len(cases)} questions", file=sys.stderr)
+    return out
+
+
+def squad_config(folder: Path) -> Config:
+    """The config of the SQuAD paragraphs squad_reads wrote under `folder`."""
+    return collection_config(folder / "docs", folder)

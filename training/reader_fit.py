@@ -8,7 +8,7 @@ questions more in total than SQuAD's (ANSWERER_DOCS_SHARE).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,7 @@ SIGNS = {
     "best_semantic": 1,
     "missing_heaviest": -1,
     "missing_rare": -1,
+    "file_agreement": 1,
 }
 
 
@@ -124,22 +125,29 @@ def train_answerer(reads: Sequence[Read], ranker: Linear) -> Linear:
     # is the right answer for this packet.
     y = np.array([float(r.example.answerable and r.labels.any()) for r in reads])
     w = source_weights([r.example.source for r in reads], ANSWERER_DOCS_SHARE)
-    # A feature whose meaning fixes its direction (a better best unit, a rarer missing word)
-    # keeps that direction: a weight fit the other way is collinearity, and it is dropped.
-    keep = np.ones(len(QUESTION_FEATURES), dtype=bool)
+    return fit_answerer(x, y, w)
+
+
+def fit_answerer(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    features: tuple[str, ...] = QUESTION_FEATURES,
+    signs: Mapping[str, int] = SIGNS,
+) -> Linear:
+    """The answerer over `features` (the columns of `x`), fit to `y` with row weights `w`.
+
+    A feature whose meaning fixes its direction (a better best unit, a rarer missing word)
+    keeps that direction: a weight fit the other way is collinearity, and it is dropped."""
+    keep = np.ones(len(features), dtype=bool)
     while True:
         mean, scale, part, bias = fit(x[:, keep], y, w)
-        weights = np.zeros(len(QUESTION_FEATURES))
+        weights = np.zeros(len(features))
         weights[keep] = part
-        wrong = [
-            i
-            for i, f in enumerate(QUESTION_FEATURES)
-            if keep[i] and SIGNS.get(f, 0) * weights[i] < 0
-        ]
+        wrong = [i for i, f in enumerate(features) if keep[i] and signs.get(f, 0) * weights[i] < 0]
         if not wrong:
             break
         keep[wrong[0]] = False
     full_mean, full_scale = np.zeros(len(keep)), np.ones(len(keep))
     full_mean[keep], full_scale[keep] = mean, scale
-    mean, scale = full_mean, full_scale
-    return Linear(QUESTION_FEATURES, mean, scale, weights, bias)
+    return Linear(features, full_mean, full_scale, weights, bias)

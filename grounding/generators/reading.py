@@ -145,18 +145,19 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
     # probability outside the best unit that lies in that file, less the share of the other
     # units that are in it (a file filling most of the packet gathers probability by its size
     # alone). Where the docs answer, the units around the answer are likely too; a lone match
-    # in a question they do not cover leaves the rest spread as the units are. 0 with no other
-    # unit.
+    # in a question they do not cover leaves the rest spread as the units are. Undefined (NaN:
+    # the answerer reads it as its mean) when no unit lies outside the best unit's file, as in
+    # a one-document scope: there is nothing to agree or disagree with.
     others = np.exp(logits - logits.max())
     others[best] = 0.0
     best_file = _file(reading.pool[best])
     in_file = np.array([_file(c) == best_file for c in reading.pool])
     in_file[best] = False
-    total = float(others.sum())
+    total, outside = float(others.sum()), len(order) - 1 - int(in_file.sum())
     agreement = (
         float(others[in_file].sum()) / total - float(in_file.sum()) / (len(order) - 1)
-        if total > 0
-        else 0.0
+        if total > 0 and outside > 0
+        else math.nan
     )
     return np.array(
         [

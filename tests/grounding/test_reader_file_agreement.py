@@ -10,10 +10,13 @@ The logits here stand for the ranker's, so the feature is read apart from any tr
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
 from grounding.generators.extractive import shared_embedder
+from grounding.generators.reader_model import Linear
 from grounding.generators.reading import QUESTION_FEATURES, Reading, question_features, read
 from tests.grounding.test_reader import chunk, packet
 
@@ -108,10 +111,30 @@ def test_a_file_filling_the_packet_gains_nothing_by_its_size() -> None:
     assert abs(agreement(r, logits)) < 1e-9
 
 
-def test_a_lone_unit_has_nothing_to_agree_with() -> None:
-    r = read(
+def test_a_packet_of_one_file_has_nothing_to_agree_with() -> None:
+    # A one-document scope: no unit outside the best unit's file, so agreement is undefined
+    # (NaN), not a lack of it; the answerer reads it as the feature's mean.
+    lone = read(
         packet("how long does the client wait", chunk("The client waits five seconds.\n")),
         shared_embedder(),
     )
-    assert len(r.pool) == 1
-    assert agreement(r, np.array([3.0])) == 0.0
+    assert len(lone.pool) == 1
+    assert math.isnan(agreement(lone, np.array([3.0])))
+    one_file = read(
+        packet(
+            "how long does the client wait for a connection",
+            chunk(TIMEOUTS, "client.md", "Timeouts"),
+            chunk(POOLS, "client.md", "Pools"),
+        ),
+        shared_embedder(),
+    )
+    logits = np.zeros(len(one_file.pool))
+    logits[0] = 5.0
+    assert math.isnan(agreement(one_file, logits))
+
+
+def test_an_undefined_feature_weighs_nothing_in_the_answerer() -> None:
+    answerer = Linear(("a", "b"), np.array([1.0, 0.3]), np.array([2.0, 0.2]), np.ones(2), 0.5)
+    at_mean = answerer.logits(np.array([[3.0, 0.3]]))
+    undefined = answerer.logits(np.array([[3.0, math.nan]]))
+    assert undefined[0] == at_mean[0] == 1.5

@@ -278,6 +278,10 @@ async def record_reason(
         return False
     answer_id = await _pending_reason(deps.store, turn)
     if answer_id is None:
+        if lease.claim in (Claim.TAKEN_OVER, Claim.UNSURE) and await _reason_given(deps, turn):
+            # Its last run stored it (which answered the invitation) and died before saying so.
+            await _reply(deps, client, turn, lease, thread_reason_saved())
+            return True
         return False
     try:
         # Storing the reason also answers the invitation, so the next reply is a question.
@@ -290,6 +294,17 @@ async def record_reason(
         reply = thread_reason_failed()
     await _reply(deps, client, turn, lease, reply)
     return True
+
+
+async def _reason_given(deps: ListenerDeps, turn: Turn) -> bool:
+    given = deps.store.reason_given
+    try:
+        found = await asyncio.to_thread(
+            given, turn.team, turn.channel, turn.reply_thread, turn.user, turn.text
+        )
+    except StoreUnavailable:
+        return False
+    return found is not None
 
 
 async def _pending_reason(store: AnswerStore, turn: Turn) -> int | None:

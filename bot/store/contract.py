@@ -306,6 +306,14 @@ class FeedbackLog(Protocol):
 
     def invite_reason(self, answer_id: int, user: str) -> None: ...
     def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None: ...
+    def reason_given(
+        self, team: str, channel: str, thread_ts: str, user: str, text: str
+    ) -> int | None:
+        """The answer in this thread for which `user` already gave the reason `text` in a
+        thread reply (the latest): a run that takes a reply over from one that stored it and
+        died before saying so finds it here, rather than answering it as a new question."""
+        ...
+
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]: ...
 
 

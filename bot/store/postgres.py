@@ -283,6 +283,19 @@ class PostgresAnswerStore:
         )  # fmt: skip
         return None if row is None else int(row[0])
 
+    def reason_given(
+        self, team: str, channel: str, thread_ts: str, user: str, text: str
+    ) -> int | None:
+        row = self._first(
+            "SELECT r.answer_id FROM reasons r JOIN answers a ON a.id = r.answer_id "
+            "WHERE a.team = :team AND a.channel = :channel AND a.thread_ts = :thread_ts "
+            "AND r.user_id = :user AND r.text = :text AND r.source = 'thread' "
+            "ORDER BY r.id DESC LIMIT 1",
+            {"team": team, "channel": channel, "thread_ts": thread_ts, "user": user,
+             "text": text},
+        )  # fmt: skip
+        return None if row is None else int(row[0])
+
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
         """Every recorded mark joined with its answer and reasons, oldest first."""
         return self._db.run(lambda c: feedback.entries(c, wrong_only, self.where))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bot.store import sqlite_escalations as escalations
 from bot.store import sqlite_ledger as ledger
+from bot.store import sqlite_reasons as reasons
 from bot.store.contract import (
     BUTTON_MARK,
     ESCALATION_LEASE_SECONDS,
@@ -46,12 +47,6 @@ _ANSWER_FIELDS = (
     "answer_json", "created",
 )  # fmt: skip
 _ANSWER_COLUMNS = ", ".join(_ANSWER_FIELDS)
-# The thread index finds the thread's answers, the invitation's primary key the user's.
-PENDING_REASON_SQL = (
-    "SELECT a.id FROM answers a JOIN reason_invites i ON i.answer_id = a.id "
-    "WHERE a.team = ? AND a.channel = ? AND a.thread_ts = ? AND i.user = ? AND i.invited >= ? "
-    "ORDER BY i.invited DESC, a.id DESC LIMIT 1"
-)
 
 
 class SQLiteAnswerStore:
@@ -296,10 +291,7 @@ class SQLiteAnswerStore:
         invitation on the same answer restarts the window."""
         with self._write() as conn:
             self._require_answer(conn, answer_id)
-            conn.execute(
-                "INSERT OR REPLACE INTO reason_invites (answer_id, user, invited) VALUES (?, ?, ?)",
-                (answer_id, user, self._clock()),
-            )
+            reasons.invite(conn, answer_id, user, self._clock())
 
     def pending_reason(self, team: str, channel: str, thread_ts: str, user: str) -> int | None:
         """The answer in this thread that `user` marked wrong and was invited to explain, and
@@ -307,10 +299,13 @@ class SQLiteAnswerStore:
         reason window."""
         cutoff = self._clock() - self._reason_window
         with self._read() as conn:
-            row = conn.execute(
-                PENDING_REASON_SQL, (team, channel, thread_ts, user, cutoff)
-            ).fetchone()
-        return None if row is None else int(row[0])
+            return reasons.pending(conn, team, channel, thread_ts, user, cutoff)
+
+    def reason_given(
+        self, team: str, channel: str, thread_ts: str, user: str, text: str
+    ) -> int | None:
+        with self._read() as conn:
+            return reasons.given(conn, team, channel, thread_ts, user, text)
 
     def feedback_entries(self, wrong_only: bool) -> tuple[FeedbackEntry, ...]:
         """Every recorded reaction joined with its answer and reasons, oldest first."""

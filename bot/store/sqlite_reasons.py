@@ -7,12 +7,12 @@ from __future__ import annotations
 import sqlite3
 
 # The thread index finds the thread's answers, the invitation's primary key the user's.
-_PENDING_SQL = (
+PENDING_REASON_SQL = (
     "SELECT a.id FROM answers a JOIN reason_invites i ON i.answer_id = a.id "
     "WHERE a.team = ? AND a.channel = ? AND a.thread_ts = ? AND i.user = ? AND i.invited >= ? "
     "ORDER BY i.invited DESC, a.id DESC LIMIT 1"
 )
-_GIVEN_SQL = (
+REASON_GIVEN_SQL = (
     "SELECT r.answer_id FROM reasons r JOIN answers a ON a.id = r.answer_id "
     "WHERE a.team = ? AND a.channel = ? AND a.thread_ts = ? AND r.user = ? AND r.text = ? "
     "AND r.source = 'thread' ORDER BY r.id DESC LIMIT 1"
@@ -29,12 +29,12 @@ def invite(conn: sqlite3.Connection, answer_id: int, user: str, now: float) -> N
 def pending(
     conn: sqlite3.Connection, team: str, channel: str, thread_ts: str, user: str, cutoff: float
 ) -> int | None:
-    row = conn.execute(_PENDING_SQL, (team, channel, thread_ts, user, cutoff)).fetchone()
+    row = conn.execute(PENDING_REASON_SQL, (team, channel, thread_ts, user, cutoff)).fetchone()
     return None if row is None else int(row[0])
 
 
 def given(
     conn: sqlite3.Connection, team: str, channel: str, thread_ts: str, user: str, text: str
 ) -> int | None:
-    row = conn.execute(_GIVEN_SQL, (team, channel, thread_ts, user, text)).fetchone()
+    row = conn.execute(REASON_GIVEN_SQL, (team, channel, thread_ts, user, text)).fetchone()
     return None if row is None else int(row[0])

@@ -19,7 +19,7 @@ from bot.store import (
     SQLiteAnswerStore,
     StoreError,
 )
-from bot.store.sqlite import PENDING_REASON_SQL
+from bot.store.sqlite_reasons import PENDING_REASON_SQL, REASON_GIVEN_SQL
 from bot.store.sqlite_schema import SCHEMA_VERSION, script
 from retrieval.errors import DocbotError
 from tests.bot.store.conftest import FakeClock, answer, marked_wrong, record
@@ -32,9 +32,10 @@ def sqlite_store(tmp_path: Path) -> Iterator[SQLiteAnswerStore]:
     store.close()
 
 
-def test_sqlite_pending_reason_query_uses_indexes(sqlite_store: SQLiteAnswerStore) -> None:
+@pytest.mark.parametrize("query", [PENDING_REASON_SQL, REASON_GIVEN_SQL])
+def test_sqlite_reason_queries_use_indexes(sqlite_store: SQLiteAnswerStore, query: str) -> None:
     conn = sqlite3.connect(sqlite_store.path)
-    plan = conn.execute(f"EXPLAIN QUERY PLAN {PENDING_REASON_SQL}", ("T1",) * 5).fetchall()
+    plan = conn.execute(f"EXPLAIN QUERY PLAN {query}", ("T1",) * 5).fetchall()
     conn.close()
     steps = [row[3] for row in plan]
     assert any("answers_thread" in step for step in steps), steps

@@ -29,6 +29,9 @@ from tests.postgres_server import (
 
 # Linux's memory-backed folder: the tests' tmp_path folders go there (see _temp_in_memory).
 MEMORY_FOLDER = Path("/dev/shm")
+# One run writes ~160 MB there; a container's /dev/shm is often 64 MB, so a folder with less than
+# this free is passed over and the tests write to the disk as before (slower, never failing).
+MEMORY_ROOM_NEEDED = 2 * 1024**3
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -52,8 +55,18 @@ def _temp_in_memory(config: pytest.Config) -> None:
     folders inside the controller's."""
     if config.option.basetemp or {"PYTEST_DEBUG_TEMPROOT", "TMPDIR"} & set(os.environ):
         return
-    if MEMORY_FOLDER.is_dir() and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK):
+    if (
+        MEMORY_FOLDER.is_dir()
+        and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK)
+        and memory_room(MEMORY_FOLDER) >= MEMORY_ROOM_NEEDED
+    ):
         os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_FOLDER)
+
+
+def memory_room(folder: Path) -> int:
+    """Bytes an unprivileged writer may still put in `folder`'s file system."""
+    stat = os.statvfs(folder)
+    return stat.f_bavail * stat.f_frsize
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

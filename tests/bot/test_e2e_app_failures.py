@@ -111,6 +111,7 @@ def test_app_openai_failure_gets_an_error_reply(
             generator = OpenAIGenerator(client, "gpt-test", max_retries=0)
             pipeline = make_pipeline(config, index, generator)
             async with (
+                client,
                 fake_slack() as slack,
                 running_app(with_channels(slack), config, pipeline, store) as app,
             ):
@@ -139,6 +140,7 @@ def test_app_openai_auth_failure_reply_carries_no_key_or_admin_advice(
             client = make_openai_client("sk-proj-AbCdEf0123456789wxyz", openai_server.base_url)
             pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
             async with (
+                client,
                 fake_slack() as slack,
                 running_app(with_channels(slack), config, pipeline, store) as app,
             ):

@@ -55,6 +55,7 @@ def test_app_model_key_echoed_by_the_server_stays_out_of_log_store_and_slack(
             client = make_openai_client(KEY, server.base_url, http_client=loopback_http_client())
             pipeline = make_pipeline(config, index, OpenAIGenerator(client, "gpt-test"))
             async with (
+                client,
                 fake_slack() as slack,
                 running_app(with_channels(slack), config, pipeline, store) as app,
             ):
@@ -139,6 +140,7 @@ def test_app_garbage_from_the_model_is_one_error_reply_and_the_app_goes_on(
             )
             pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(client, "gpt"))
             async with (
+                client,
                 fake_slack() as slack,
                 running_app(with_channels(slack), config, pipeline, store) as app,
             ):

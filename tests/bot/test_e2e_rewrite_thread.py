@@ -9,6 +9,7 @@ earlier question so the model can make it standalone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from pydantic import SecretStr
 
@@ -53,6 +54,7 @@ def test_app_thread_follow_up_is_rewritten_with_the_earlier_question(
             generator = make_generator(config.answer, settings, FormatMemory())
             pipeline = make_pipeline(config, Index.load(config), generator)
             async with (
+                contextlib.aclosing(pipeline),
                 fake_slack() as slack,
                 running_app(with_channels(slack), config, pipeline, store) as app,
             ):

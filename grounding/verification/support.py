@@ -41,8 +41,9 @@ from retrieval.text import NEGATIONS, normalize_text
 # the words after it.
 _ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
 # "Not on a client instance: per-request cookies aren't supported there.": a leading "Not ...:"
-# answers a yes/no question with the negation its sentence goes on to state.
-_NOT_LEAD = re.compile(r"^not\b[^:;.!?\n]{1,60}:\s+(?=\S)", re.IGNORECASE)
+# answers a yes/no question with the negation its sentence goes on to state. Only the "Not" is
+# that answer: the words after it are the claim's, checked as any others ("Not after 5 retries").
+_NOT_LEAD = re.compile(r"^not\b(?P<lead>[^:;.!?\n]{1,60}:)\s+(?=\S)", re.IGNORECASE)
 # A condition opening a claim, up to its comma ("Unless you change it, ...", "If you haven't set
 # anything, ..."), and the word of the evidence it may restate.
 _DEFAULT_CONDITION = re.compile(r"^(?:unless|if)\b[^,;:.]{1,80},\s+", re.IGNORECASE)
@@ -135,12 +136,12 @@ def _covered(claim: str, quoted: str) -> str:
 
 def _prose(text: str) -> str:
     """The words a claim or its evidence says: links read as their text, URLs blanked (each is
-    an exact token, checked whole), and a leading "No:" or "Yes," answering the question, or a
-    "Not ...:" whose negation the rest of the claim states."""
+    an exact token, checked whole), and a leading "No:" or "Yes," answering the question, or the
+    "Not" of a "Not ...:" whose negation the rest of the claim states."""
     text = _ANSWER_MARKER.sub("", without_urls(without_links(text)))
     lead = _NOT_LEAD.match(text)
     if lead is not None and NEGATIONS & set(terms(text[lead.end() :])):
-        return text[lead.end() :]
+        return text[lead.start("lead") :]
     return text
 
 

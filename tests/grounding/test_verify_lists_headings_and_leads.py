@@ -103,6 +103,13 @@ def test_a_not_lead_answering_a_question_is_the_negation_its_claim_goes_on_to_st
     assert "not" in dropped("Not on a shared session: per-call tokens are supported there.", plain)
 
 
+def test_only_the_not_of_a_not_lead_is_left_out_its_other_words_are_checked() -> None:
+    evidence = "The uploader retries a chunk 3 times. It does not retry a chunk the server refused."
+    said = "it does not retry a chunk the server refused."
+    kept(f"Not after 3 retries: {said}", evidence)
+    assert "5" in dropped(f"Not after 5 retries: {said}", evidence)
+
+
 def test_not_x_for_rather_than_x_with_more_words_after_it() -> None:
     evidence = "Cookies should be set on the session rather than on a per-call basis."
     kept("Cookies should be set on the session, not per call with each request.", evidence)

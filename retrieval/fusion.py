@@ -4,7 +4,9 @@ The candidates are the scope's BM25 top `depth` and its dense top `depth`; nothi
 scope takes part, and every normalisation is over the candidates alone, so scores stay
 scope-local. A question that shares no word with the scope (BM25 finds nothing: a question in
 Chinese or Spanish about English docs, a paraphrase) is ranked by its dense side alone, since
-that is the only evidence there is; its scores are then at most `weight`, below any BM25 find.
+that is the only evidence there is; its scores are then at most `weight`, below the best find
+of any search BM25 found something for (1 - `weight` or more; not below every such find: one
+found by dense alone may outrank BM25's weakest).
 Static embeddings make any two texts somewhat similar, so such hits are often unrelated:
 telling is the job of the gate before the generator (grounding/gate.py: no question term in
 the hits) and of the reader, which judge the packet, not of fusion, which only ranks.
@@ -13,7 +15,9 @@ weight fit, on a training split by benchmarks/dense_fusion.py (numbers and split
 docs/performance.md).
 
 Several queries for one question (the query rewrite, grounding/rewrite.py) are fused here too:
-`fuse_queries`, reciprocal rank fusion of their hit lists from the same scope.
+`fuse_queries`, reciprocal rank fusion of their hit lists from the same scope. It fuses by
+rank, not score: a query BM25 finds nothing for (a Spanish question beside its English rewrite)
+brings its dense-only hits in at the ranks of the other query's BM25 hits.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from bot.render.escalation import (
 )
 from bot.render.feedback import not_my_answer
 from bot.replies import MESSAGE_TS, Unknown, answer_thread, post_once, tell
-from bot.store import AnswerRecord
+from bot.store import AnswerRecord, StoreError
 from grounding.answer import Answer
 from retrieval.config import Config
 
@@ -120,7 +120,7 @@ async def _escalate(
     assert taken.id is not None
     try:
         if await posted_note(client, taken) is not None:
-            await asyncio.to_thread(deps.store.confirm_escalation, taken.id)
+            await _confirm(deps, taken.id)
             return escalated_already()
     except Unknown:
         await asyncio.to_thread(deps.store.doubt_escalation, taken.id)
@@ -159,5 +159,15 @@ async def _post_note(
     if posted is None:
         await asyncio.to_thread(deps.store.release_escalation, record.id)
         return escalation_failed()
-    await asyncio.to_thread(deps.store.confirm_escalation, record.id)
+    await _confirm(deps, record.id)
     return escalated()
+
+
+async def _confirm(deps: ListenerDeps, answer_id: int) -> None:
+    """Mark the claim final: its note is in Slack. A store that fails here is logged, not told
+    to the presser as a note that could not be posted: the claim stays unconfirmed, so after
+    its lease the next press looks for the note, finds it and posts nothing."""
+    try:
+        await asyncio.to_thread(deps.store.confirm_escalation, answer_id)
+    except StoreError:
+        log_failure(log, "confirming the posted escalation of answer %s failed", answer_id)

@@ -94,6 +94,13 @@ def negation_disagrees(claim: Sequence[str], clauses: Sequence[Sequence[str]]) -
     return bool(clauses) and negates != any(NEGATIONS & set(clause) for clause in clauses)
 
 
+# Words that keep a quote's negation without a negation word: "proxy everything except HTTPS
+# requests to X" for "don't use proxies for HTTPS requests to X", "loop until the request is
+# `None`" for "while request is not None".
+_DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until"))
+_DENYING = NEGATIONS | _DENIED_OTHERWISE
+
+
 def dropped_negation(claim: Sequence[str], clause: Sequence[str]) -> str | None:
     """The word a negation of the quote's clause negates, when the claim states that word with
     no negation near it; None when the claim keeps every negation or does not say the word."""
@@ -105,16 +112,9 @@ def dropped_negation(claim: Sequence[str], clause: Sequence[str]) -> str | None:
         if negated is None or negated not in said or _said_plainly(clause, negated):
             continue
         spots = [i for i, other in enumerate(claim) if other == negated]
-        denying = NEGATIONS | _DENIED_OTHERWISE
-        if not any(denying & sentence_window(claim, i, NEGATION_WINDOW) for i in spots):
+        if not any(_DENYING & sentence_window(claim, i, NEGATION_WINDOW) for i in spots):
             return negated
     return None
-
-
-# Words that keep a quote's negation without a negation word: "proxy everything except HTTPS
-# requests to X" for "don't use proxies for HTTPS requests to X", "loop until the request is
-# `None`" for "while request is not None".
-_DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until"))
 
 
 def _said_plainly(clause: Sequence[str], word: str) -> bool:

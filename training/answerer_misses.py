@@ -44,18 +44,11 @@ from retrieval.config import Config
 from retrieval.embeddings import load_embedder
 from retrieval.index import Index
 from retrieval.scopes import ConversationKind, resolve_scope
-from training.cv_answerer import Row, cross_validate
+from training.cv_answerer import SIGNAL_SIGNS, Row, cross_validate
 from training.reader_data import Read, docs_reads, squad_config, squad_reads
 from training.reader_threshold import holds
 
-SIGNALS = (
-    "gate_nearness",
-    "scope_absent",
-    "best_coverage",
-    "best_coverage_headings",
-    "best_two_coverage",
-    "kind_met",
-)
+SIGNALS = tuple(SIGNAL_SIGNS)  # the gate's two, then the best units' (_unit_signals)
 _KIND_FEATURES = {
     Kind.VALUE: "value_has_number",
     Kind.NAME: "name_has_code",

@@ -23,7 +23,8 @@ from training.reader_data import Read
 from training.reader_fit import ANSWERER_DOCS_SHARE, SIGNS, fit_answerer, source_weights
 from training.reader_threshold import pick_threshold
 
-# The direction a signal's meaning fixes, for the sign rule (reader_fit.SIGNS).
+# The signals answerer_misses.py measures, in its order, and the direction each one's meaning
+# fixes, for the sign rule (reader_fit.SIGNS).
 SIGNAL_SIGNS = {
     "gate_nearness": 1,
     "scope_absent": -1,

@@ -7,29 +7,9 @@ sentences, no benchmark item."""
 
 from __future__ import annotations
 
-from grounding.evidence import EvidencePacket, PackPolicy, pack
-from grounding.verification import Verification, verify
-from tests.grounding.fakes import WordCounter, hits_of, make_chunk, make_scope, response
-from tests.grounding.support_checks import dropped, kept
+from tests.grounding.support_checks import dropped, kept, one_item_packet, verify_quoting
 
-
-def _packet(text: str) -> EvidencePacket:
-    chunk = make_chunk(text, path="guide.md")
-    return pack(
-        "q",
-        make_scope("handbook"),
-        "g",
-        hits_of(chunk),
-        PackPolicy(neighbours=False),
-        WordCounter(),
-    )
-
-
-def _verify(packet: EvidencePacket, claim: str, *quotes: str) -> Verification:
-    return verify(response((claim, [packet.items[0].label], list(quotes))), packet, str)
-
-
-STEPS = _packet(
+STEPS = one_item_packet(
     "To rotate the signing key:\n\n"
     "1. Generate a fresh key with `keytool new`.\n"
     "2. Upload the public half to the vault.\n"
@@ -43,15 +23,15 @@ def test_a_count_of_a_numbered_list_is_its_last_number() -> None:
     claim = (
         "The rotation takes {} steps, the first of which is to generate a fresh key with `keytool`."
     )
-    assert _verify(STEPS, claim.format("three"), FIRST, LAST).claims
+    assert verify_quoting(STEPS, claim.format("three"), FIRST, LAST).claims
     for wrong in ("two", "four"):
-        assert not _verify(STEPS, claim.format(wrong), FIRST, LAST).claims
-    longer = _packet(
+        assert not verify_quoting(STEPS, claim.format(wrong), FIRST, LAST).claims
+    longer = one_item_packet(
         "To rotate the signing key:\n\n1. Generate a fresh key.\n2. Upload it.\n"
         "3. Restart the gateway.\n4. Delete the old key.\n"
     )
     # The quoted "3." is a position in a list of four: it counts no steps.
-    shorter = _verify(
+    shorter = verify_quoting(
         longer, claim.format("three"), "1. Generate a fresh key.", "3. Restart the gateway."
     )
     assert not shorter.claims
@@ -85,15 +65,17 @@ def test_an_acronym_may_be_a_part_of_an_identifier() -> None:
 
 def test_a_negation_said_with_except_or_until() -> None:
     quote = "Don't proxy requests to the intranet host."
-    proxy = _packet(f"Route every request through the proxy. {quote}")
+    proxy = one_item_packet(f"Route every request through the proxy. {quote}")
     said = "The client will proxy every request except requests to the intranet host."
-    assert _verify(proxy, said, quote).claims
+    assert verify_quoting(proxy, said, quote).claims
     twin = "The client will proxy every request, requests to the intranet host too."
-    assert not _verify(proxy, twin, quote).claims
+    assert not verify_quoting(proxy, twin, quote).claims
     quote = "The loop keeps reading while the cursor is not `None`."
-    loop = _packet(quote)
-    assert _verify(loop, "The loop keeps reading until the cursor is `None`.", quote).claims
-    assert not _verify(loop, "The loop keeps reading while the cursor is `None`.", quote).claims
+    loop = one_item_packet(quote)
+    assert verify_quoting(loop, "The loop keeps reading until the cursor is `None`.", quote).claims
+    assert not verify_quoting(
+        loop, "The loop keeps reading while the cursor is `None`.", quote
+    ).claims
 
 
 def test_a_not_lead_answering_a_question_is_the_negation_its_claim_goes_on_to_state() -> None:
@@ -117,12 +99,14 @@ def test_not_x_for_rather_than_x_with_more_words_after_it() -> None:
 
 
 def test_a_heading_merged_with_the_text_under_it() -> None:
-    packet = _packet(
+    packet = one_item_packet(
         "## Routing\n\nRoutes are read in order.\n\n### Complex configuration example\n\n"
         "All traffic goes through a relay by default.\n"
     )
     quote = "All traffic goes through a relay by default."
     claim = "The complex configuration example sends all traffic through a relay by default."
-    assert _verify(packet, claim, quote).claims
+    assert verify_quoting(packet, claim, quote).claims
     # Only the heading right above the quote is its own: "Routing" is another section's.
-    assert not _verify(packet, "The routing table sends all traffic through a relay.", quote).claims
+    assert not verify_quoting(
+        packet, "The routing table sends all traffic through a relay.", quote
+    ).claims

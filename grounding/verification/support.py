@@ -173,9 +173,12 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     quoted = terms(_prose(support.quoted + extra))
     if other:  # "tres pasos": a number, whatever language spells it
         said += tuple(t for n in spanish_numbers(claim) for t in ("", n))
-    listed = frozenset() if other else self_counted(_prose(claim), _prose(support.quoted))
-    if not other:
-        listed |= list_counts(_prose(claim), support.lists)
+    prose = _prose(claim)
+    listed = (
+        frozenset()
+        if other
+        else self_counted(prose, _prose(support.quoted)) | list_counts(prose, support.lists)
+    )
     problem = number_problem(said, quoted, anchor=not other, listed=listed)
     if problem is not None and (support.stated or support.headings):
         shown = terms(_prose(f"{support.quoted}\n\n{support.stated}\n\n{support.headings}"))

@@ -34,11 +34,18 @@ SIGNS = {
 def fit(
     x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], w: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
-    """Weighted L2 logistic regression by Newton's method on standardised features."""
-    mean = np.average(x, axis=0, weights=w)
-    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=w))
+    """Weighted L2 logistic regression by Newton's method on standardised features.
+
+    A NaN is a feature a row does not define: it is left out of that feature's mean and scale
+    and stands at the mean (0 once standardised), as `Linear.logits` reads it."""
+    known = ~np.isnan(x)
+    filled = np.where(known, x, 0.0)
+    rows = w[:, None] * known
+    mean = (rows * filled).sum(axis=0) / np.maximum(rows.sum(axis=0), 1e-12)
+    spread = (rows * np.where(known, x - mean, 0.0) ** 2).sum(axis=0)
+    scale = np.sqrt(spread / np.maximum(rows.sum(axis=0), 1e-12))
     scale[scale < 1e-9] = 1.0
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    z = np.hstack([np.where(known, (x - mean) / scale, 0.0), np.ones((len(x), 1))])
     beta = np.zeros(z.shape[1])
     w = w / w.mean()
     penalty = np.full(z.shape[1], L2)

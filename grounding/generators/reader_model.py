@@ -32,7 +32,10 @@ class Linear:
     bias: float
 
     def logits(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        result: npt.NDArray[np.float64] = ((x - self.mean) / self.scale) @ self.weights + self.bias
+        """A NaN (a feature this row does not define) stands at the feature's mean: it weighs
+        nothing either way."""
+        z = np.nan_to_num((x - self.mean) / self.scale, nan=0.0)
+        result: npt.NDArray[np.float64] = z @ self.weights + self.bias
         return result
 
     def to_json(self) -> dict[str, object]:

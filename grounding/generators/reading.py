@@ -6,8 +6,9 @@ and to its headings (offline static embeddings), the question's code names found
 BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
 question's kind asks for (a value, a name, a way to do it), and whether it is a release's own
 note (what changed then, not how things are now). Question features say whether the
-packet answers at all: how good the best unit is, how long the question is, and how heavy
-and how rare the question's missing words are. `grounding/generators/reader_model.py` turns
+packet answers at all: how good the best unit is, how long the question is, how heavy
+and how rare the question's missing words are, and whether the other likely units agree on the
+best unit's file. `grounding/generators/reader_model.py` turns
 them into a ranking and an answered / insufficient decision with weights trained by
 `training/train_reader.py`.
 """
@@ -69,6 +70,7 @@ QUESTION_FEATURES = (
     "missing_rare",
     "terms",
     "foreign",
+    "file_agreement",
 )
 
 # The features' own constants are set by hand, not fit: training/train_reader.py fits only the
@@ -139,6 +141,24 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
     # A lone unit's margin is set by hand at 5 logits: a clear lead, as no rival was found.
     second = float(logits[order[1]]) if len(order) > 1 else float(logits[best]) - 5.0
     u = reading.units
+    # Whether the other likely units agree on the best unit's file: the share of the ranker's
+    # probability outside the best unit that lies in that file, less the share of the other
+    # units that are in it (a file filling most of the packet gathers probability by its size
+    # alone). Where the docs answer, the units around the answer are likely too; a lone match
+    # in a question they do not cover leaves the rest spread as the units are. Undefined (NaN:
+    # the answerer reads it as its mean) when no unit lies outside the best unit's file, as in
+    # a one-document scope: there is nothing to agree or disagree with.
+    others = np.exp(logits - logits.max())
+    others[best] = 0.0
+    best_file = _file(reading.pool[best])
+    in_file = np.array([_file(c) == best_file for c in reading.pool])
+    in_file[best] = False
+    total, outside = float(others.sum()), len(order) - 1 - int(in_file.sum())
+    agreement = (
+        float(others[in_file].sum()) / total - float(in_file.sum()) / (len(order) - 1)
+        if total > 0 and outside > 0
+        else math.nan
+    )
     return np.array(
         [
             float(logits[best]),
@@ -148,8 +168,13 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
             reading.missing_rare,
             math.log1p(len(reading.weights)),
             float(reading.asked.foreign),
+            agreement,
         ]
     )
+
+
+def _file(c: Candidate) -> tuple[str, str]:
+    return c.item.chunk.collection, c.item.chunk.path
 
 
 def _weights(asked: Asked, pool: Sequence[Candidate]) -> dict[str, float]:

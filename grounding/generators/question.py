@@ -92,6 +92,10 @@ class Asked:
     terms: tuple[str, ...]  # stemmed content terms of `reading`, in order, without repeats
     identifiers: tuple[str, ...]  # tokens written as code
     foreign: bool = False  # read through its anchors: the evidence is in another language
+    # A foreign question's non-Spanish Latin words its reading left out because the evidence
+    # lacks them ("kubernetes"): the reading cannot hold them, so the answerer's missing words
+    # are counted on these too (reading.py).
+    dropped: tuple[str, ...] = ()
 
 
 def language(text: str) -> str:
@@ -130,6 +134,7 @@ def ask(question: str, vocabulary: Iterable[str], handles: Iterable[str] = ()) -
         terms=tuple(dict.fromkeys(terms(reading))),
         identifiers=identifiers(reading),
         foreign=foreign,
+        dropped=_dropped(text, lang, known) if foreign else (),
     )
 
 
@@ -145,11 +150,8 @@ def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:
     has it ("timeout"), since most are Spanish ("puerto"); code-like tokens always count.
     """
     kept = []
-    if lang == "zh":
-        tokens = _ASCII_TOKEN.findall(text)  # Chinese runs into Latin words without spaces
-    else:
-        words = (w.strip(".:") for w in re.findall(r"[^\s¿?¡!,;()\"']+", text))
-        tokens = [w for w in words if w and w.isascii()]
+    # Chinese runs into Latin words without spaces
+    tokens = _ASCII_TOKEN.findall(text) if lang == "zh" else _latin_words(text)
     for token in tokens:
         code_like = bool(re.search(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}", token))
         english = token.lower() not in SPANISH_WORDS and set(terms(token)) <= vocabulary
@@ -158,6 +160,25 @@ def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:
     if _DEFAULT_ELSEWHERE.search(text):
         kept.append("default")
     return " ".join(kept)
+
+
+def _dropped(text: str, lang: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
+    """The Latin words of a Spanish question that _anchors leaves out only because the evidence
+    lacks them (neither Spanish, code-like nor numbers: those it keeps or never reads)."""
+    if lang == "zh":
+        return ()  # _anchors keeps every Latin token of a Chinese question
+    out = []
+    for token in _latin_words(text):
+        plain = not re.search(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}", token)
+        own = set(terms(token))
+        if plain and token.lower() not in SPANISH_WORDS and own and not own <= vocabulary:
+            out.append(token)
+    return tuple(out)
+
+
+def _latin_words(text: str) -> list[str]:
+    words = (w.strip(".:") for w in re.findall(r"[^\s¿?¡!,;()\"']+", text))
+    return [w for w in words if w and w.isascii()]
 
 
 def _without_people(question: str, evidence_handles: set[str]) -> str:

@@ -118,7 +118,7 @@ def read(packet: EvidencePacket, embedder: ReaderEmbedder) -> Reading:
     missing = [weights[t] for t in absent]
     # The tokenizer cuts digits one by one, so a number ("5000", "503s", "0.28") looked as rare
     # as the rarest name; a question's own numbers say nothing of what the docs cover.
-    names = [t for t in absent if not _NUMBER_WORD.fullmatch(t)]
+    names = [t for t in (*absent, *asked.dropped) if not _NUMBER_WORD.fullmatch(t)]
     pieces = embedder.pieces(names) if names else []
     rare = max(((p - 1) / _RARE_PIECES for p in pieces), default=0.0)
     units = _unit_features(asked, pool, weights, embedder)

@@ -28,6 +28,7 @@ SIGNS = {
     "best_semantic": 1,
     "missing_heaviest": -1,
     "missing_rare": -1,
+    "file_agreement": 1,
 }
 
 

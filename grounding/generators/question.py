@@ -74,6 +74,8 @@ _QUESTION_WORD = re.compile(
 # letters, mark a question written in Spanish. They are never anchors.
 _SPANISH_MARK = re.compile(r"[¿¡ñáéíóú]", re.IGNORECASE)
 _ASCII_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./:\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
+# A token written as code: a digit or a path/identifier mark, camelCase, or an ACRONYM.
+_CODE_LIKE = re.compile(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}")
 _CC_MENTION = re.compile(r"\bcc:?\s*(?=<@)", re.IGNORECASE)  # "cc <@U0BOB>": addressing people
 # "... cc" whose people were already stripped (the bot removes Slack mentions before asking).
 _TRAILING_CC = re.compile(r"\s*\bcc:?\s*$", re.IGNORECASE)
@@ -153,7 +155,7 @@ def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:
     # Chinese runs into Latin words without spaces
     tokens = _ASCII_TOKEN.findall(text) if lang == "zh" else _latin_words(text)
     for token in tokens:
-        code_like = bool(re.search(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}", token))
+        code_like = bool(_CODE_LIKE.search(token))
         english = token.lower() not in SPANISH_WORDS and set(terms(token)) <= vocabulary
         if lang == "zh" or code_like or english:
             kept.append(token)
@@ -169,7 +171,7 @@ def _dropped(text: str, lang: str, vocabulary: frozenset[str]) -> tuple[str, ...
         return ()  # _anchors keeps every Latin token of a Chinese question
     out = []
     for token in _latin_words(text):
-        plain = not re.search(r"[\d_./:]|[a-z][A-Z]|^[A-Z]{2,}", token)
+        plain = not _CODE_LIKE.search(token)
         own = set(terms(token))
         if plain and token.lower() not in SPANISH_WORDS and own and not own <= vocabulary:
             out.append(token)

@@ -32,6 +32,7 @@ from grounding.generators.question import Asked, Kind, ask, handles
 from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate, candidates
 from retrieval.embeddings import Embedder
+from retrieval.errors import DocbotError
 from retrieval.text.markup import LIST_MARKER
 
 Matrix = npt.NDArray[np.float64]
@@ -72,6 +73,10 @@ QUESTION_FEATURES = (
     "foreign",
     "file_agreement",
 )
+# The one feature a packet may leave undefined (NaN; the answerer reads it as its mean). A NaN
+# anywhere else is a bug in a feature's code, and `_defined` says so instead of letting
+# `Linear.logits` quietly weigh it as nothing.
+UNDEFINED_FEATURES = frozenset({"file_agreement"})
 
 # The features' own constants are set by hand, not fit: training/train_reader.py fits only the
 # weights that combine the features (reader_weights.json), on its train split, and searching
@@ -159,7 +164,7 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
         if total > 0 and outside > 0
         else math.nan
     )
-    return np.array(
+    row = np.array(
         [
             float(logits[best]),
             float(logits[best]) - second,
@@ -171,6 +176,7 @@ def question_features(reading: Reading, logits: npt.NDArray[np.float64]) -> Matr
             agreement,
         ]
     )
+    return _defined(row, QUESTION_FEATURES)
 
 
 def _file(c: Candidate) -> tuple[str, str]:
@@ -254,7 +260,17 @@ def _unit_features(
                 float(_release_note(c)),
             ]
         )
-    return np.array(rows, dtype=np.float64)
+    return _defined(np.array(rows, dtype=np.float64), UNIT_FEATURES)
+
+
+def _defined(features: Matrix, names: tuple[str, ...]) -> Matrix:
+    """`features` (a row or rows over `names`) as they are; DocbotError when a feature that is
+    always defined came out NaN."""
+    missing = np.isnan(features).reshape(-1, len(names)).sum(axis=0) > 0
+    broken = [n for i, n in enumerate(names) if missing[i] and n not in UNDEFINED_FEATURES]
+    if broken:
+        raise DocbotError(f"the reader computed no value for {', '.join(broken)}: a bug in docbot")
+    return features
 
 
 def _release_note(c: Candidate) -> bool:

@@ -14,10 +14,19 @@ import math
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from grounding.generators.extractive import shared_embedder
 from grounding.generators.reader_model import Linear
-from grounding.generators.reading import QUESTION_FEATURES, Reading, question_features, read
+from grounding.generators.reading import (
+    QUESTION_FEATURES,
+    UNIT_FEATURES,
+    Reading,
+    _defined,
+    question_features,
+    read,
+)
+from retrieval.errors import DocbotError
 from tests.grounding.test_reader import chunk, packet
 
 TIMEOUTS = """\
@@ -138,3 +147,16 @@ def test_an_undefined_feature_weighs_nothing_in_the_answerer() -> None:
     at_mean = answerer.logits(np.array([[3.0, 0.3]]))
     undefined = answerer.logits(np.array([[3.0, math.nan]]))
     assert undefined[0] == at_mean[0] == 1.5
+
+
+def test_a_nan_in_a_feature_that_is_always_defined_is_a_bug_not_a_mean() -> None:
+    row = np.zeros(len(QUESTION_FEATURES))
+    row[QUESTION_FEATURES.index("file_agreement")] = math.nan
+    assert _defined(row, QUESTION_FEATURES) is row  # the one feature allowed to be undefined
+    row[QUESTION_FEATURES.index("margin")] = math.nan
+    with pytest.raises(DocbotError, match="no value for margin"):
+        _defined(row, QUESTION_FEATURES)
+    units = np.zeros((3, len(UNIT_FEATURES)))
+    units[1, UNIT_FEATURES.index("semantic")] = math.nan
+    with pytest.raises(DocbotError, match="no value for semantic"):
+        _defined(units, UNIT_FEATURES)

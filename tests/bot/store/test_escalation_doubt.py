@@ -4,9 +4,8 @@ answer and in any process, takes it to look for the note; on every backend."""
 
 from __future__ import annotations
 
-import threading
-
 from tests.bot.store.conftest import Backend, FakeClock, record, shared_question
+from tests.bot.store.escalation_checks import rechecks_at_once
 
 
 def test_a_doubted_escalation_stays_claimed_and_is_rechecked_once(
@@ -38,16 +37,4 @@ def test_concurrent_rechecks_take_a_doubted_escalation_once(
     answer_id = stores[0].save_answer(record())
     assert stores[0].claim_escalation(answer_id, "U2", "t1") is True
     stores[0].doubt_escalation(answer_id)
-    barrier = threading.Barrier(len(stores))
-    taken: list[bool] = []
-
-    def recheck(index: int) -> None:
-        barrier.wait()
-        taken.append(stores[index].recheck_escalation(answer_id) is not None)
-
-    threads = [threading.Thread(target=recheck, args=(i,)) for i in range(len(stores))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(taken) == [False, False, False, True]
+    assert sorted(rechecks_at_once(stores, answer_id)) == [False, False, False, True]

@@ -5,11 +5,9 @@ every backend, and for claims made before the lease existed (they count as lapse
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import sqlite3
-import threading
 from pathlib import Path
 
 import asyncpg
@@ -18,10 +16,10 @@ from bot.store import (
     ESCALATION_LEASE_SECONDS,
     PostgresAnswerStore,
     SQLiteAnswerStore,
-    postgres_schema,
     sqlite_schema,
 )
 from tests.bot.store.conftest import Backend, FakeClock, answer, record, shared_question
+from tests.bot.store.escalation_checks import postgres_before_step, rechecks_at_once
 
 LEASE_STEP = "escalations: a claim whose process died lapses, and the next press looks first"
 
@@ -77,19 +75,7 @@ def test_concurrent_presses_take_a_lapsed_claim_once(backend: Backend, clock: Fa
     answer_id = stores[0].save_answer(record())
     assert stores[0].claim_escalation(answer_id, "U2", "t1") is True
     clock.now += ESCALATION_LEASE_SECONDS + 1
-    barrier = threading.Barrier(len(stores))
-    taken: list[bool] = []
-
-    def recheck(index: int) -> None:
-        barrier.wait()
-        taken.append(stores[index].recheck_escalation(answer_id) is not None)
-
-    threads = [threading.Thread(target=recheck, args=(i,)) for i in range(len(stores))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(taken) == [False, False, False, True]
+    assert sorted(rechecks_at_once(stores, answer_id)) == [False, False, False, True]
 
 
 def _stored_answer() -> str:
@@ -122,31 +108,19 @@ def test_sqlite_claims_from_before_the_lease_count_as_lapsed(tmp_path: Path) -> 
 
 
 def test_postgres_claims_from_before_the_lease_count_as_lapsed(postgres_url: str) -> None:
-    before = [step.why for step in postgres_schema.STEPS].index(LEASE_STEP)
+    async def fill(conn: asyncpg.Connection) -> None:
+        await conn.execute(
+            "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
+            "question, status, generator, answer, created) VALUES "
+            "('T1', 'C1', '1.0', '2.0', '1.0', 'U1', 'q?', 'not_found', 'extractive', $1, 't')",
+            _stored_answer(),
+        )
+        await conn.execute(
+            "INSERT INTO question_escalations (team, channel, question_ts, answer_id, "
+            "user_id, at) VALUES ('T1', 'C1', '1.0', 1, 'U2', '2026-10-03T10:01:00')"
+        )
 
-    async def old_database() -> None:
-        conn = await asyncpg.connect(postgres_url)
-        try:
-            for step in postgres_schema.STEPS[:before]:
-                for statement in step.statements:
-                    await conn.execute(statement)
-            await conn.execute("CREATE TABLE docbot_schema (version INTEGER NOT NULL)")
-            await conn.execute(f"INSERT INTO docbot_schema (version) VALUES ({before})")
-            await conn.execute(
-                "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
-                "question, status, generator, answer, created) VALUES "
-                "('T1', 'C1', '1.0', '2.0', '1.0', 'U1', 'q?', 'not_found', 'extractive', $1, "
-                "'t')",
-                _stored_answer(),
-            )
-            await conn.execute(
-                "INSERT INTO question_escalations (team, channel, question_ts, answer_id, "
-                "user_id, at) VALUES ('T1', 'C1', '1.0', 1, 'U2', '2026-10-03T10:01:00')"
-            )
-        finally:
-            await conn.close()
-
-    asyncio.run(old_database())
+    postgres_before_step(postgres_url, LEASE_STEP, fill)
     store = PostgresAnswerStore(postgres_url, clock=FakeClock())
     try:
         assert store.claim_escalation(1, "U3", "t1") is False

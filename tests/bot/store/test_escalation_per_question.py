@@ -12,9 +12,12 @@ from pathlib import Path
 
 import asyncpg
 
-from bot.store import PostgresAnswerStore, SQLiteAnswerStore, postgres_schema
+from bot.store import PostgresAnswerStore, SQLiteAnswerStore
 from bot.store.sqlite_schema import STEPS, script
 from tests.bot.store.conftest import Backend, FakeClock, answer, shared_question
+from tests.bot.store.escalation_checks import postgres_before_step
+
+ONE_PER_QUESTION_STEP = "escalations: one per question, whichever copy of its answer is pressed"
 
 
 def test_a_shared_copy_of_an_answer_is_escalated_once_with_it(
@@ -34,7 +37,7 @@ def test_sqlite_upgrade_keeps_each_questions_earliest_escalation(tmp_path: Path)
     its shared row): the upgrade keeps the earliest, and neither row can be escalated again."""
     path = tmp_path / "answers.sqlite3"
     steps = [step.why for step in STEPS]
-    before = steps.index("escalations: one per question, whichever copy of its answer is pressed")
+    before = steps.index(ONE_PER_QUESTION_STEP)
     stored = json.dumps(answer("q?").to_dict())
     with contextlib.closing(sqlite3.connect(path)) as conn, conn:
         conn.executescript(script(before))
@@ -60,31 +63,20 @@ def test_sqlite_upgrade_keeps_each_questions_earliest_escalation(tmp_path: Path)
 def test_postgres_upgrade_keeps_each_questions_earliest_escalation(postgres_url: str) -> None:
     """The same upgrade on PostgreSQL: a database one step behind, its question escalated on
     both rows, keeps the earliest."""
-    steps = [step.why for step in postgres_schema.STEPS]
-    before = steps.index("escalations: one per question, whichever copy of its answer is pressed")
 
-    async def old_database() -> None:
-        conn = await asyncpg.connect(postgres_url)
-        try:
-            for step in postgres_schema.STEPS[:before]:
-                for statement in step.statements:
-                    await conn.execute(statement)
-            await conn.execute("CREATE TABLE docbot_schema (version INTEGER NOT NULL)")
-            await conn.execute(f"INSERT INTO docbot_schema (version) VALUES ({before})")
-            await conn.executemany(
-                "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
-                "question, status, generator, answer, created) VALUES "
-                "('T1', 'C1', $1, $2, '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't')",
-                [("1.0", "2.0"), ("5.0", "5.0")],  # the private answer, its shared copy
-            )
-            await conn.executemany(
-                "INSERT INTO escalations (answer_id, user_id, at) VALUES ($1, $2, $3)",
-                [(2, "U3", "2026-10-03T10:05:00"), (1, "U2", "2026-10-03T10:01:00")],
-            )
-        finally:
-            await conn.close()
+    async def fill(conn: asyncpg.Connection) -> None:
+        await conn.executemany(
+            "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
+            "question, status, generator, answer, created) VALUES "
+            "('T1', 'C1', $1, $2, '1.0', 'U1', 'q?', 'answered', 'extractive', '{}', 't')",
+            [("1.0", "2.0"), ("5.0", "5.0")],  # the private answer, its shared copy
+        )
+        await conn.executemany(
+            "INSERT INTO escalations (answer_id, user_id, at) VALUES ($1, $2, $3)",
+            [(2, "U3", "2026-10-03T10:05:00"), (1, "U2", "2026-10-03T10:01:00")],
+        )
 
-    asyncio.run(old_database())
+    postgres_before_step(postgres_url, ONE_PER_QUESTION_STEP, fill)
     store = PostgresAnswerStore(postgres_url)
     try:
         assert store.claim_escalation(1, "U4", "t1") is False

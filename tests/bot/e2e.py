@@ -24,6 +24,7 @@ from bot.render.feedback import (
     DETAIL_BLOCK,
     REASON_VIEW,
 )
+from bot.resume import Resumer
 from bot.store import AnswerStore
 from grounding.answer import Answer
 from retrieval.config import Config
@@ -44,11 +45,16 @@ from tests.bot.harness import (
 Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]
 
 
-def run(config: Config, answerer: Answerer, store: AnswerStore, scenario: Scenario) -> None:
+def run(
+    config: Config, answerer: Answerer, store: AnswerStore, scenario: Scenario,
+    *, resumer: Resumer | None = None,
+) -> None:  # fmt: skip
+    """`scenario` against the app (with `resumer`, when the test sweeps) and the fake Slack."""
+
     async def main() -> None:
         async with (
             fake_slack() as slack,
-            running_app(with_channels(slack), config, answerer, store) as app,
+            running_app(with_channels(slack), config, answerer, store, resumer=resumer) as app,
         ):
             await scenario(slack, app)
 

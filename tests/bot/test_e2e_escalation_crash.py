@@ -6,6 +6,7 @@ it is missing. On both store backends (the claim)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ from tests.bot.test_e2e_escalation import TEAMMATE, _not_found_reply, _press, _w
 from tests.bot.test_e2e_escalation_lost_answer import THREAD, _notes_in, _said
 
 DEAD = "U0DEADPRESS"  # who pressed in the process that was killed
+
+AfterKill = Callable[[FakeSlack, RunningApp, AnswerStore, str], Awaitable[None]]
 
 
 async def _killed_after_claiming(slack: FakeSlack, app: RunningApp, store: AnswerStore) -> str:
@@ -42,14 +45,33 @@ async def _press_and_settle(app: RunningApp, payload: dict[str, Any]) -> None:
     await app.settle()
 
 
-def test_app_a_claim_whose_process_died_before_posting_is_posted_after_the_lease(
-    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock
+def _after_a_killed_claim(
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock, then: AfterKill
 ) -> None:
+    """`then` (given the store and the reply's ts) once a killed process's claim is stored."""
     config, answerer = indexed
     store = backend.open(clock)
 
     async def scenario(slack: FakeSlack, app: RunningApp) -> None:
-        reply_ts = await _killed_after_claiming(slack, app, store)
+        await then(slack, app, store, await _killed_after_claiming(slack, app, store))
+
+    run(_with_owners(config), answerer, store, scenario)
+
+
+def _note_slack_posted(slack: FakeSlack, reply_ts: str, user: str, **payload: Any) -> None:
+    """The note Slack posted in the question's thread for a process that never heard back."""
+    slack.messages[GENERAL].append({
+        "type": "message", "ts": f"{float(reply_ts) + 5:.6f}", "thread_ts": THREAD,
+        "text": f"<@{user}> still needs help with this question",
+        "metadata": {"event_type": NOTE_EVENT_TYPE,
+                     "event_payload": {"question_ts": THREAD, **payload}},
+    })  # fmt: skip
+
+
+def test_app_a_claim_whose_process_died_before_posting_is_posted_after_the_lease(
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock
+) -> None:
+    async def then(slack: FakeSlack, app: RunningApp, store: AnswerStore, reply_ts: str) -> None:
         await _press_and_settle(app, _press(GENERAL, reply_ts, ASKER))  # within the lease
         assert _notes_in(slack, GENERAL) == [] and slack.calls_to("conversations.replies") == []
         clock.now += ESCALATION_LEASE_SECONDS
@@ -67,26 +89,16 @@ def test_app_a_claim_whose_process_died_before_posting_is_posted_after_the_lease
         assert "already asked" not in waiting
         assert done.startswith("Done") and "already asked" in again
 
-    run(_with_owners(config), answerer, store, scenario)
+    _after_a_killed_claim(indexed, backend, clock, then)
 
 
 def test_app_a_note_posted_by_a_process_killed_before_it_knew_is_not_posted_again(
     indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock
 ) -> None:
-    config, answerer = indexed
-    store = backend.open(clock)
-
-    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
-        reply_ts = await _killed_after_claiming(slack, app, store)
+    async def then(slack: FakeSlack, app: RunningApp, store: AnswerStore, reply_ts: str) -> None:
         record = store.find_answer(TEAM, GENERAL, reply_ts)
         assert record is not None
-        # Slack posted the dead process's note; the process never heard back.
-        slack.messages[GENERAL].append({
-            "type": "message", "ts": f"{float(reply_ts) + 5:.6f}", "thread_ts": THREAD,
-            "text": f"<@{DEAD}> still needs help with this question",
-            "metadata": {"event_type": NOTE_EVENT_TYPE,
-                         "event_payload": {"question_ts": THREAD, "answer_id": record.id}},
-        })  # fmt: skip
+        _note_slack_posted(slack, reply_ts, DEAD, answer_id=record.id)  # the dead process's note
         clock.now += ESCALATION_LEASE_SECONDS + 1
         await _press_and_settle(app, _press(GENERAL, reply_ts, TEAMMATE))
         await _press_and_settle(app, _press(GENERAL, reply_ts, ASKER))
@@ -94,7 +106,7 @@ def test_app_a_note_posted_by_a_process_killed_before_it_knew_is_not_posted_agai
         assert len(slack.calls_to("conversations.replies")) == 1
         assert ["already asked" in said for said in _said(slack)] == [True, True]
 
-    run(_with_owners(config), answerer, store, scenario)
+    _after_a_killed_claim(indexed, backend, clock, then)
 
 
 @pytest.mark.parametrize("posted", [True, False], ids=["posted", "not-posted"])
@@ -118,12 +130,7 @@ def test_app_a_post_slack_does_not_answer_within_half_the_lease_is_given_up_on(
         await app.settle()
         slack.unhold("chat.postMessage")
         if posted:  # Slack had posted it, and its answer never came
-            slack.messages[GENERAL].append({
-                "type": "message", "ts": f"{float(reply_ts) + 5:.6f}", "thread_ts": THREAD,
-                "text": f"<@{ASKER}> still needs help with this question",
-                "metadata": {"event_type": NOTE_EVENT_TYPE,
-                             "event_payload": {"question_ts": THREAD}},
-            })  # fmt: skip
+            _note_slack_posted(slack, reply_ts, ASKER)
         await _press_and_settle(app, _press(GENERAL, reply_ts, ASKER))
         assert len(_notes_in(slack, GENERAL)) == 1
         assert len(slack.calls_to("conversations.replies")) == 1  # looked before posting

@@ -6,8 +6,6 @@ a 429, which Slack turns away before acting on it, is retried."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from bot.app import Answerer
@@ -16,9 +14,9 @@ from bot.store import SQLiteAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import until
+from tests.bot.e2e import run, until
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import ASKER, GENERAL, fake_slack, running_app, with_channels
+from tests.bot.harness import ASKER, GENERAL, RunningApp
 from tests.bot.test_e2e_escalation import _not_found_reply, _press, _with_owners
 
 QUESTION = "how do I roll back a deploy?"
@@ -38,23 +36,20 @@ def test_app_a_private_answer_slack_may_have_shown_is_not_sent_again(
     config, answerer = indexed
     resumer = Resumer()
 
-    async def main() -> None:
-        async with fake_slack() as slack, running_app(
-            with_channels(slack), config, answerer, store, resumer=resumer
-        ) as app:  # fmt: skip
-            slack.lose_next_answer("chat.postEphemeral", lost)
-            assert (await app.command(_command(slack)))[0] == 200
-            (said,) = await slack.wait_for("response_url")
-            await app.settle()
-            assert await resumer.sweep() == 0  # settled: no sweep answers it again
-            await app.settle()
-            (answer,) = slack.calls_to("chat.postEphemeral")  # shown once, at most
-            assert "roll back" in str(answer.params["text"]).lower()
-            assert said.params["response_type"] == "ephemeral"
-            assert "did not confirm that my answer reached you" in said.params["text"]
-            assert len(slack.calls_to("response_url")) == 1
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.lose_next_answer("chat.postEphemeral", lost)
+        assert (await app.command(_command(slack)))[0] == 200
+        (said,) = await slack.wait_for("response_url")
+        await app.settle()
+        assert await resumer.sweep() == 0  # settled: no sweep answers it again
+        await app.settle()
+        (answer,) = slack.calls_to("chat.postEphemeral")  # shown once, at most
+        assert "roll back" in str(answer.params["text"]).lower()
+        assert said.params["response_type"] == "ephemeral"
+        assert "did not confirm that my answer reached you" in said.params["text"]
+        assert len(slack.calls_to("response_url")) == 1
 
-    asyncio.run(main())
+    run(config, answerer, store, scenario, resumer=resumer)
 
 
 def test_app_a_rate_limited_private_answer_is_retried(
@@ -62,20 +57,17 @@ def test_app_a_rate_limited_private_answer_is_retried(
 ) -> None:
     config, answerer = indexed
 
-    async def main() -> None:
-        async with fake_slack() as slack, running_app(
-            with_channels(slack), config, answerer, store
-        ) as app:  # fmt: skip
-            slack.fail_next("chat.postEphemeral", 429, retry_after=1)
-            await app.command(_command(slack))
-            await slack.wait_for("chat.postEphemeral", count=2)
-            await app.settle()
-            first, second = slack.calls_to("chat.postEphemeral")
-            assert first.status == 429 and second.response.get("ok")
-            assert slack.calls_to("response_url") == []
-            assert app.waits.seconds and app.waits.seconds[0] >= 1
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.fail_next("chat.postEphemeral", 429, retry_after=1)
+        await app.command(_command(slack))
+        await slack.wait_for("chat.postEphemeral", count=2)
+        await app.settle()
+        first, second = slack.calls_to("chat.postEphemeral")
+        assert first.status == 429 and second.response.get("ok")
+        assert slack.calls_to("response_url") == []
+        assert app.waits.seconds and app.waits.seconds[0] >= 1
 
-    asyncio.run(main())
+    run(config, answerer, store, scenario)
 
 
 def test_app_a_private_word_slack_may_have_shown_is_not_sent_again(
@@ -84,19 +76,16 @@ def test_app_a_private_word_slack_may_have_shown_is_not_sent_again(
     """The presser's confirmation after "Still need help?" (replies.tell) is shown once."""
     config, answerer = indexed
 
-    async def main() -> None:
-        async with fake_slack() as slack, running_app(
-            with_channels(slack), _with_owners(config), answerer, store
-        ) as app:  # fmt: skip
-            reply_ts = await _not_found_reply(slack, app, GENERAL)
-            await until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
-            slack.lose_next_answer("chat.postEphemeral", 500)
-            await app.interact(_press(GENERAL, reply_ts, ASKER))
-            await app.settle()
-            (told,) = slack.calls_to("chat.postEphemeral")
-            assert str(told.params["text"]).startswith("Done")
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        reply_ts = await _not_found_reply(slack, app, GENERAL)
+        await until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
+        slack.lose_next_answer("chat.postEphemeral", 500)
+        await app.interact(_press(GENERAL, reply_ts, ASKER))
+        await app.settle()
+        (told,) = slack.calls_to("chat.postEphemeral")
+        assert str(told.params["text"]).startswith("Done")
 
-    asyncio.run(main())
+    run(_with_owners(config), answerer, store, scenario)
 
 
 @pytest.mark.parametrize("question", [QUESTION, ""])
@@ -109,20 +98,17 @@ def test_app_the_not_a_member_word_is_said_once(
     config, answerer = indexed
     resumer = Resumer()
 
-    async def main() -> None:
-        async with fake_slack() as slack, running_app(
-            with_channels(slack), config, answerer, store, resumer=resumer
-        ) as app:  # fmt: skip
-            slack.refuse("chat.postEphemeral", "not_in_channel")
-            await app.command(_command(slack, question))
-            await slack.wait_for("response_url")
-            await app.settle()
-            assert await resumer.sweep() == 0
-            await app.settle()
-            assert len(slack.calls_to("response_url")) == 1
-            assert len(slack.calls_to("chat.postEphemeral")) == 1
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.refuse("chat.postEphemeral", "not_in_channel")
+        await app.command(_command(slack, question))
+        await slack.wait_for("response_url")
+        await app.settle()
+        assert await resumer.sweep() == 0
+        await app.settle()
+        assert len(slack.calls_to("response_url")) == 1
+        assert len(slack.calls_to("chat.postEphemeral")) == 1
 
-    asyncio.run(main())
+    run(config, answerer, store, scenario, resumer=resumer)
 
 
 def test_app_a_response_url_post_that_dropped_is_not_sent_again(
@@ -132,15 +118,12 @@ def test_app_a_response_url_post_that_dropped_is_not_sent_again(
     slack_sdk's webhook client would send it again; docbot does not."""
     config, answerer = indexed
 
-    async def main() -> None:
-        async with fake_slack() as slack, running_app(
-            with_channels(slack), config, answerer, store
-        ) as app:  # fmt: skip
-            slack.refuse("chat.postEphemeral", "not_in_channel")
-            slack.lose_next_answer("response_url")
-            await app.command(_command(slack))
-            await slack.wait_for("response_url")
-            await app.settle()
-            assert len(slack.calls_to("response_url")) == 1
+    async def scenario(slack: FakeSlack, app: RunningApp) -> None:
+        slack.refuse("chat.postEphemeral", "not_in_channel")
+        slack.lose_next_answer("response_url")
+        await app.command(_command(slack))
+        await slack.wait_for("response_url")
+        await app.settle()
+        assert len(slack.calls_to("response_url")) == 1
 
-    asyncio.run(main())
+    run(config, answerer, store, scenario)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ import watchfiles
 
 from bot.building import index_once
 from bot.live import Reload
+from grounding.deadline import Clock, SystemClock
 from retrieval.config import Config
 from retrieval.errors import DocbotError
 from retrieval.manifest import SnapshotCache
@@ -51,17 +51,18 @@ class SourceSync:
     """The background task `docbot serve` runs: `await SourceSync(reload).run()`.
 
     `rounds` lists what each pass did; `wait(predicate)` returns once a pass satisfies it (tests
-    wait on this, not on time)."""
+    wait on this, not on time). `clock` tells the time and sleeps until the next collection is
+    due (tests pass one they move on by hand, so a sync interval takes no real time)."""
 
     def __init__(
         self,
         reload: Reload,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
         watch: bool = True,
     ) -> None:
         self._reload = reload
-        self._clock = clock
+        self._clock: Clock = clock or SystemClock()
         self._watch = watch
         self._config: Config | None = None
         self._next: dict[str, float] = {}  # collection -> clock time of its next sync
@@ -136,7 +137,7 @@ class SourceSync:
         return self._config
 
     def _due(self, config: Config) -> frozenset[str]:
-        now = self._clock()
+        now = self._clock.now()
         remote = [c for c in config.collections if c.git is not None or c.site is not None]
         for collection in remote:
             # A collection seen for the first time is synced now: serve may start long after
@@ -152,9 +153,10 @@ class SourceSync:
         return due
 
     async def _sleep(self, config: Config) -> None:
-        wake = min(self._next.values(), default=self._clock() + config.sync_interval_seconds)
+        wake = min(self._next.values(), default=self._clock.now() + config.sync_interval_seconds)
         with contextlib.suppress(TimeoutError):  # the time came before an edit
-            await asyncio.wait_for(self._local.wait(), max(0.05, wake - self._clock()))
+            async with self._clock.timeout(max(0.05, wake - self._clock.now())):
+                await self._local.wait()
 
     def _pass(self, config: Config, due: frozenset[str], local: bool) -> Round:
         try:

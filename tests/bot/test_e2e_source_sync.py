@@ -1,6 +1,7 @@
 """`docbot serve` picks up a pushed commit within one sync interval: the real Bolt app over
 signed HTTP answers from the old commit, the remote gets a push, the background sync indexes it,
-and the next mention is answered from the new commit (and its link names the new commit)."""
+and the next mention is answered from the new commit (and its link names the new commit). The
+interval passes on a clock the test moves on (tests/grounding/fake_clock.py), not in real time."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tests.bot.conftest import TEAM
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import GENERAL, fake_slack, mention, running_app
 from tests.git_repos import Remote, git, needs_git
+from tests.grounding.fake_clock import FakeClock
 
 pytestmark = needs_git
 
@@ -41,7 +43,7 @@ def test_serve_answers_from_a_pushed_commit_after_one_sync_interval(
     path = tmp_path / "docbot.yml"
     path.write_text(
         f"state_dir: {tmp_path / 'state'}\nteams: [{TEAM}]\nretrieval: {{dense: false}}\n"
-        "sync_interval_seconds: 1\ncollections:\n"
+        "sync_interval_seconds: 60\ncollections:\n"
         f"  - name: runbooks\n    git: {remote.url}\n"
         '    url: "https://git.example.com/runbooks/blob/{commit}/{path}#L{start}-L{end}"\n'
         "answer:\n  generator: extractive\n",
@@ -54,7 +56,8 @@ def test_serve_answers_from_a_pushed_commit_after_one_sync_interval(
         async with fake_slack() as slack:
             slack.set_channel(GENERAL, is_channel=True, name="general")
             reload = Reload(path, _answerer)
-            sync = SourceSync(reload, watch=False)
+            clock = FakeClock()
+            sync = SourceSync(reload, clock=clock, watch=False)
             syncing = asyncio.create_task(sync.run())
             try:
                 async with running_app(
@@ -63,8 +66,10 @@ def test_serve_answers_from_a_pushed_commit_after_one_sync_interval(
                     await app.send(_ask(slack, "1.000100"))
                     (first,) = await slack.wait_for("chat.postMessage")
                     assert "doubles" in _text(first.params)
+                    await asyncio.wait_for(sync.wait(lambda r: bool(r.synced)), 30)
                     head = remote.commit({"rollback.md": NEW}, "stricter rule", "2026-02-01")
                     remote.push()
+                    clock.advance(60)  # the loop sleeps once it has recorded a round
                     await asyncio.wait_for(sync.wait(lambda r: r.indexed), 30)
                     await app.send(_ask(slack, "1.000200"))
                     (_, second) = await slack.wait_for("chat.postMessage", 2)

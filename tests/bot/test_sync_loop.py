@@ -1,6 +1,7 @@
 """`docbot serve`'s background sync: a pushed commit is indexed within one sync interval, an
 unreachable remote keeps the last good index and is logged once, and an edit in a watched
-local folder is searchable within seconds. Tests wait on the loop's own rounds, not on time."""
+local folder is searchable within seconds. Tests wait on the loop's own rounds, not on time: the
+sync intervals pass on a clock the test moves on (tests/grounding/fake_clock.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from retrieval.config import Config, load_config
 from retrieval.index import Index
 from retrieval.scopes import ConversationKind, Scope
 from tests.git_repos import Remote, needs_git
+from tests.grounding.fake_clock import FakeClock
 
 DEPLOY = "# Deploys\n\nDeploys go out from the release branch every weekday.\n"
 WAIT = 30  # seconds: an upper bound for a slow machine, never a pause
@@ -62,6 +64,12 @@ async def _wait(sync: SourceSync, predicate: Callable[[Round], object]) -> Round
     return await asyncio.wait_for(sync.wait(lambda r: bool(predicate(r))), WAIT)
 
 
+def _asleep_until(clock: FakeClock) -> float:
+    """How far from now the loop sleeps (it is asleep once it has recorded a round)."""
+    (wake,) = clock.deadlines()
+    return wake - clock.time
+
+
 @needs_git
 def test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> None:
     asyncio.run(_test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path))
@@ -69,18 +77,23 @@ def test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> 
 
 async def _test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Path) -> None:
     remote = _upstream(tmp_path)
-    path = _git_config(tmp_path, remote, top="sync_interval_seconds: 1\n")
+    path = _git_config(tmp_path, remote, top="sync_interval_seconds: 600\n")
     config = load_config(path)
     build_index(config)
-    sync = SourceSync(_reload(path), watch=False)
+    clock = FakeClock()
+    sync = SourceSync(_reload(path), clock=clock, watch=False)
     task = asyncio.create_task(sync.run())
     try:
         first = await _wait(sync, lambda r: bool(r.synced))
         assert not first.indexed  # nothing new since `docbot index`
+        assert _asleep_until(clock) == 600  # the configured interval, to its next sync
         remote.commit(
             {"deploy.md": "# Deploys\n\nDeploys go out on Tuesdays only.\n"}, "e", "2026-02-01"
         )
         remote.push()
+        clock.advance(599)
+        assert _asleep_until(clock) == 1 and sync.rounds == [first]  # not due yet
+        clock.advance(1)
         done = await _wait(sync, lambda r: r.indexed)
         assert done.synced[0].changed
         assert "Tuesdays only" in _texts(config, "platform")
@@ -99,20 +112,25 @@ async def _test_an_unreachable_remote_keeps_the_index_and_is_logged_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     remote = _upstream(tmp_path)
-    path = _git_config(tmp_path, remote, collection="    sync_interval_seconds: 1\n")
+    path = _git_config(tmp_path, remote, collection="    sync_interval_seconds: 90\n")
     config = load_config(path)
     build_index(config)
     remote.go_away()
-    sync = SourceSync(_reload(path), watch=False)
+    clock = FakeClock()
+    sync = SourceSync(_reload(path), clock=clock, watch=False)
     caplog.set_level(logging.INFO, logger="docbot.sync")
     task = asyncio.create_task(sync.run())
     try:
+        await _wait(sync, lambda r: len(sync.rounds) >= 1)
+        assert _asleep_until(clock) == 90  # the collection's own interval, not the default
+        clock.advance(90)
         await _wait(sync, lambda r: len(sync.rounds) >= 2)  # the second must not log again
         stale = [r for r in caplog.records if r.getMessage().startswith("stale: platform")]
         assert len(stale) == 1 and "failing since" in stale[0].getMessage()
         assert not any(r.indexed for r in sync.rounds)
         assert "release branch" in _texts(config, "platform")
         remote.come_back()
+        clock.advance(_asleep_until(clock))
         await _wait(sync, lambda r: r.synced and r.synced[0].ok)
         assert any("works again" in r.getMessage() for r in caplog.records)
     finally:

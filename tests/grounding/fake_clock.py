@@ -28,6 +28,10 @@ class FakeClock:
         self.sleeps.append(seconds)
         self.advance(seconds)
 
+    def deadlines(self) -> list[float]:
+        """When each open `timeout` block ends: the times the code under test now waits for."""
+        return [expires for expires, _ in self._timers]
+
     def advance(self, seconds: float) -> None:
         self.time += seconds
         for expires, timer in self._timers:

@@ -19,7 +19,7 @@ class Page:
     content_type: str = "text/html"
     etag: str = ""
     last_modified: str = ""
-    delay: float = 0.0  # seconds before answering (a slow page)
+    hang: bool = False  # answers only once the site stops: a page slower than any timeout
 
 
 @dataclass
@@ -27,6 +27,9 @@ class SiteServer:
     pages: dict[str, Page] = field(default_factory=dict)
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     port: int = 0
+    # Set (on the site's loop) when it stops, so a hanging page's handler ends at once instead
+    # of holding the stop until some fixed time has passed.
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def url(self) -> str:
@@ -48,8 +51,8 @@ class SiteServer:
         page = self.pages.get(request.path)
         if page is None:
             return web.Response(status=404, text="not found")
-        if page.delay:
-            await asyncio.sleep(page.delay)
+        if page.hang:
+            await self.stopping.wait()
         if page.etag and request.headers.get("If-None-Match") == page.etag:
             return web.Response(status=304)
         headers = {"ETag": page.etag} if page.etag else {}
@@ -93,6 +96,7 @@ def running_site() -> Iterator[SiteServer]:
     try:
         yield server
     finally:
+        loop.call_soon_threadsafe(server.stopping.set)
         asyncio.run_coroutine_threadsafe(runner[0].cleanup(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)

@@ -189,7 +189,7 @@ def test_without_a_sitemap_links_are_followed_on_the_host_only(
 def test_slow_and_non_html_pages_are_skipped_with_a_reason(
     tmp_path: Path, site: SiteServer
 ) -> None:
-    site.pages["/guide/slow/"] = Page(html("Slow", "<p>late</p>"), delay=1.5)
+    site.pages["/guide/slow/"] = Page(html("Slow", "<p>late</p>"), hang=True)
     site.pages["/guide/data.json"] = Page("{}", content_type="application/json")
     site.sitemap("/guide/quickstart/", "/guide/slow/", "/guide/data.json")
     config = _config(tmp_path, site, "    exclude: []\n")

@@ -65,6 +65,8 @@ _OTHER_KINDS: dict[Kind, re.Pattern[str]] = {
 # "How long", "how many": the kind of answer asked for, not a word the answer must contain.
 _AMOUNT = re.compile(r"\bhow\s+(?:many|much|long|often|big|large|far|deep|wide)\b", re.IGNORECASE)
 _DEFAULT_ELSEWHERE = re.compile(r"por\s+defecto|predeterminad|默认|缺省")
+# The words of such a phrase, whole ("predeterminado"): the reading holds them as "default".
+_DEFAULT_WORDS = re.compile(rf"\w*(?:{_DEFAULT_ELSEWHERE.pattern})\w*")
 _QUESTION_WORD = re.compile(
     r"^\s*(?:what|which|who|whom|whose|where|when|why|how|is|are|does|do|did|can|could|should"
     r"|will|would|has|have|any)\b",
@@ -166,11 +168,12 @@ def _anchors(text: str, lang: str, vocabulary: frozenset[str]) -> str:
 
 def _dropped(text: str, lang: str, vocabulary: frozenset[str]) -> tuple[str, ...]:
     """The Latin words of a Spanish question that _anchors leaves out only because the evidence
-    lacks them (neither Spanish, code-like nor numbers: those it keeps or never reads)."""
+    lacks them (neither Spanish, code-like nor numbers: those it keeps or never reads, nor the
+    words of "por defecto": _anchors reads those as "default")."""
     if lang == "zh":
         return ()  # _anchors keeps every Latin token of a Chinese question
     out = []
-    for token in _latin_words(text):
+    for token in _latin_words(_DEFAULT_WORDS.sub(" ", text)):
         plain = not _CODE_LIKE.search(token)
         own = set(terms(token))
         if plain and token.lower() not in SPANISH_WORDS and own and not own <= vocabulary:

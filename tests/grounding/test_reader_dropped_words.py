@@ -59,3 +59,11 @@ def test_a_word_set_aside_counts_among_the_missing_words() -> None:
     assert plain.asked.reading == elsewhere.asked.reading == "timeout"
     assert elsewhere.asked.dropped == ("kubernetes",)
     assert plain.missing_rare == 0.0 < elsewhere.missing_rare
+
+
+def test_the_words_read_as_default_are_not_set_aside() -> None:
+    # "por defecto" is read as "default": the reading holds it, so it is no missing word.
+    for question in ("¿cuál es el timeout por defecto?", "¿cuál es el timeout predeterminado?"):
+        asked = ask(question, VOCABULARY)
+        assert asked.reading == "timeout default" and asked.dropped == (), question
+    assert read(packet("¿cuál es el timeout por defecto?"), shared_embedder()).missing_rare == 0.0

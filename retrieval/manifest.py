@@ -44,7 +44,8 @@ from retrieval.errors import IndexNotBuiltError, IndexOutdatedError, other_versi
 # 5: a collection snapshot records its source revision (a git source's commit).
 # 6: a snapshot file's chunks are read one by one (retrieval/snapshot_file.py), not one pickle.
 # 7: a vectors file holds its normalised prefixes and row checksums (retrieval/vectors_file.py).
-FORMAT = 7
+# 8: the token stores and the query tokens are files of retrieval/record_file.py's container.
+FORMAT = 8
 # Bump when tokenize() or index_text() change what is indexed: engines are then rebuilt.
 TOKENIZER_VERSION = "2"
 MANIFEST = "manifest.json"

@@ -14,7 +14,15 @@ character with no piece and no byte pieces. tests/retrieval/test_query_tokens.py
 ids against the real tokenizer's on thousands of strings (words, code, CJK, emoji, numbers).
 
 The tables record the sha256 of the tokenizer file they were made from, and `QueryTokens`
-is only used with that very file installed.
+is only used with that very file installed. The file is one of retrieval/record_file.py's
+container:
+
+    MAGIC | header length, characters, merges (3 x u64) | header | offsets (5 x u64)
+          | checksums (4 x u32) | sha256 of everything before it | 4 tables
+
+The header is JSON (the tokenizer file's sha256, the single-character pieces, the special
+tokens, the byte pieces' ids); the tables are the single characters' ids (u32), then the
+merges sorted by pair: their pairs (u64), ranks (u32) and merged ids (u32).
 """
 
 from __future__ import annotations
@@ -22,22 +30,26 @@ from __future__ import annotations
 import functools
 import hashlib
 import heapq
+import io
 import json
 import struct
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from retrieval import record_file
 from retrieval.dense import model_tag
 from retrieval.durable import write_atomically
 from retrieval.embeddings import Embedder, StaticEmbedder, Vectors
-from retrieval.errors import IndexNotBuiltError
+from retrieval.record_file import CRC32, Layout, RecordFile, RecordFileError, Shape
 
-MAGIC = b"docbot-query-tokens-1\n"
-_LENGTH = struct.Struct("<Q")
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
 _CACHED_PAIRS = 100_000
+_REWRITTEN = "`docbot index` writes it again"
 _UNSEEN = (-1, -1)  # a pair not looked up yet (no merge has a negative rank)
 _SPACE = "▁"
 _EXPECTED_NORMALIZER = {
@@ -49,8 +61,28 @@ _EXPECTED_NORMALIZER = {
 }
 
 
-class QueryTokensError(ValueError):
+class QueryTokensError(RecordFileError):
     """Tables that are not this docbot's, or damaged."""
+
+
+def _shape(fields: tuple[int, ...]) -> Shape:
+    header_length, _, _ = fields
+    return Shape(count=len(_TABLES), meta=header_length, record=None)
+
+
+# The tables: their names in a damaged file's message, and their item type and how many items
+# each holds, from the fields (characters, merges).
+_TABLES = (("<u4", 0), ("<u8", 1), ("<u4", 1), ("<u4", 1))
+LAYOUT = Layout(
+    kind=b"docbot-query-tokens",
+    version=2,  # 1: the same tables in a file of its own making, before the container
+    fields=struct.Struct("<QQQ"),  # header length, single characters, merges
+    shape=_shape,
+    checksum=CRC32,
+    head_damaged="its header or table of tables does not match its checksum",
+    record="table",
+    error=QueryTokensError,
+)
 
 
 def compile_tables(tokenizer_file: Path) -> bytes | None:
@@ -103,39 +135,72 @@ def _tables(source: bytes) -> bytes | None:
         np.asarray(merged, dtype="<u4")[order],
     )
     encoded = json.dumps(header).encode("utf-8")
-    body = b"".join((_LENGTH.pack(len(encoded)), encoded, *(a.tobytes() for a in arrays)))
-    return MAGIC + body + hashlib.sha256(body).digest()
+    tables = [a.tobytes() for a in arrays]
+    buffer = io.BytesIO()
+    fields = (len(encoded), len(singles), len(keys))
+    lengths = [len(table) for table in tables]
+    checksums = [CRC32.of(table) for table in tables]
+    record_file.write(buffer, LAYOUT, fields, encoded, tables, checksums, lengths)
+    return buffer.getvalue()
 
 
 def _pair(left: int, right: int) -> int:
     return (left << 32) | right
 
 
+def _header(header: object, chars: int) -> dict[str, Any] | None:
+    """`header` if it is what `compile_tables` writes for `chars` single characters, else None."""
+    if (
+        isinstance(header, dict)
+        and isinstance(header.get("source_sha256"), str)
+        and isinstance(header.get("chars"), str)
+        and len(header["chars"]) == chars
+        and isinstance(header.get("specials"), list)
+        and all(isinstance(special, str) and special for special in header["specials"])
+        and isinstance(header.get("bytes"), list)
+        and len(header["bytes"]) == 256
+        and all(type(piece) is int for piece in header["bytes"])
+    ):
+        return header
+    return None
+
+
 class QueryTokens:
     """Token ids of short texts, exactly as the tokenizer the tables were made from gives them
     (special tokens not added), or None where it cannot be sure."""
 
-    def __init__(self, data: bytes, cached_pairs: int = _CACHED_PAIRS) -> None:
-        """`cached_pairs`: how many pair lookups `_merge` remembers at most."""
-        if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _LENGTH.size + 32:
-            raise QueryTokensError("not a query tokens file of this docbot version")
-        body = memoryview(data)[len(MAGIC) : len(data) - 32]
-        if hashlib.sha256(body).digest() != data[-32:]:
-            raise QueryTokensError("it does not match its checksum")
-        (length,) = _LENGTH.unpack_from(body)
-        header: dict[str, Any] = json.loads(bytes(body[_LENGTH.size : _LENGTH.size + length]))
-        at = _LENGTH.size + length
-        chars: str = header["chars"]
-        ids = np.frombuffer(body, dtype="<u4", count=len(chars), offset=at)
-        at += 4 * len(chars)
-        count = (len(body) - at) // 16
-        self._keys = np.frombuffer(body, dtype="<u8", count=count, offset=at)
-        self._ranks = np.frombuffer(body, dtype="<u4", count=count, offset=at + 8 * count)
-        self._merged = np.frombuffer(body, dtype="<u4", count=count, offset=at + 12 * count)
-        if at + 16 * count != len(body):
-            raise QueryTokensError("its merge table is cut short")
+    def __init__(
+        self,
+        data: ReadableBuffer,
+        where: str,
+        fix: str,
+        *,
+        verified: bool = False,
+        cached_pairs: int = _CACHED_PAIRS,
+    ) -> None:
+        """Refused with QueryTokensError "`where` is damaged (what): `fix`" unless `data` is a
+        whole query tokens file of this version. `verified`: it matched the manifest's sha256
+        already, so the tables' checksums are not checked again. `cached_pairs`: how many pair
+        lookups `_merge` remembers at most."""
+        file = RecordFile(data, LAYOUT, where, fix, verified=verified)
+        try:
+            found: object = json.loads(bytes(file.meta).decode("utf-8"))
+        except ValueError as exc:  # not UTF-8, or not JSON
+            raise file.damaged(f"its header is unreadable ({exc})") from exc
+        _, chars_count, merges = file.fields
+        header = _header(found, chars_count)
+        if header is None:
+            raise file.damaged("its header is not a query tokens file's")
+        tables = []
+        for position, (dtype, counted) in enumerate(_TABLES):
+            table = file.record(position)  # checked against its checksum unless verified
+            count = (chars_count, merges)[counted]
+            if len(table) != np.dtype(dtype).itemsize * count:
+                raise file.damaged(f"table {position} is not of {count} items")
+            tables.append(np.frombuffer(table, dtype=dtype, count=count))
+        ids, self._keys, self._ranks, self._merged = tables
         self.source_sha256: str = header["source_sha256"]
-        self._chars = dict(zip(chars, ids.tolist(), strict=True))
+        self._chars = dict(zip(header["chars"], ids.tolist(), strict=True))
         self._bytes: list[int] = header["bytes"]
         self._specials: list[str] = header["specials"]
         self._merges: dict[tuple[int, int], tuple[int, int] | None] = {}
@@ -242,23 +307,26 @@ def _file(embedder: StaticEmbedder, source_sha256: str) -> str:
 
 
 def write_query_tokens(root: Path, embedder: Embedder) -> dict[str, Any] | None:
-    """The manifest entry of the embedder's query tokens under `root` (kept if already there
-    and made from the installed tokenizer file), or None for a model without them."""
+    """The manifest entry of the embedder's query tokens under `root` (kept if already there,
+    whole, and made from the installed tokenizer file), or None for a model without them."""
     if not isinstance(embedder, StaticEmbedder) or embedder.tokenizer_file is None:
         return None
     source = embedder.tokenizer_file
     source_sha256 = hashlib.sha256(source.read_bytes()).hexdigest()
     file = _file(embedder, source_sha256)
-    try:
-        existing = (root / file).read_bytes()
-        data = existing if QueryTokens(existing).source_sha256 == source_sha256 else None
-    except (OSError, ValueError, KeyError, TypeError):  # absent or damaged: written again
+    path = root / file
+    where = f"the query tokens file {path}"
+    try:  # no manifest vouches for it yet: every table is checked
+        existing = bytes(record_file.read(path, LAYOUT, where, _REWRITTEN, size=None))
+        made_from = QueryTokens(existing, where, _REWRITTEN).source_sha256
+        data: bytes | None = existing if made_from == source_sha256 else None
+    except QueryTokensError:  # absent or damaged: written again
         data = None
     if data is None:
         data = compile_tables(source)
         if data is None:
             return None
-        write_atomically(root / file, data)
+        write_atomically(path, data)
     return {
         "file": file,
         "bytes": len(data),
@@ -270,7 +338,7 @@ def write_query_tokens(root: Path, embedder: Embedder) -> dict[str, Any] | None:
 def question_embedder(root: Path, entry: object, embedder: Embedder, fix: str) -> Embedder:
     """`embedder` with the index's query tokens (its manifest `entry`) when they were made
     for this model from the installed tokenizer file; else `embedder` itself. A damaged file
-    is refused (IndexNotBuiltError), like every index file."""
+    is refused (QueryTokensError, an IndexNotBuiltError), like every index file."""
     if not (
         isinstance(entry, dict)
         and isinstance(embedder, StaticEmbedder)
@@ -279,14 +347,14 @@ def question_embedder(root: Path, entry: object, embedder: Embedder, fix: str) -
     ):
         return embedder
     path = root / str(entry["file"])
+    where = f"the query tokens file {path}"
+    size, sha256 = int(entry["bytes"]), str(entry["sha256"])
+    data = record_file.read(path, LAYOUT, where, fix, size=size, sha256=sha256)
+    tokens = QueryTokens(data, where, fix, verified=True)
     try:
-        data = path.read_bytes()
-        if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            raise QueryTokensError("it has changed since docbot index wrote it")
-        tokens = QueryTokens(data)
         installed = hashlib.sha256(embedder.tokenizer_file.read_bytes()).hexdigest()
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise IndexNotBuiltError(f"the query tokens file {path} is damaged ({exc}): {fix}") from exc
+    except OSError:
+        return embedder  # its own tokenizer reads the file when needed, and says what is wrong
     if tokens.source_sha256 != installed:
         return embedder  # another tokenizer file is installed now: only it tells its tokens
     return QuestionEmbedder(embedder, tokens)

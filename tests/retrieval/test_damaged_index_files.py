@@ -1,6 +1,7 @@
-"""Every damaged vectors or snapshot file is refused in words, whichever byte is changed or
-wherever it is cut: at opening for the part before the records, when read for a record. None
-is accepted, and none fails by another exception (a short read, an index past the end)."""
+"""Every damaged vectors, snapshot, token store or query tokens file is refused in words,
+whichever byte is changed or wherever it is cut: at opening for the part before the records,
+when read for a record. None is accepted, and none fails by another exception (a short read, an
+index past the end)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from retrieval import vectors_file
+from retrieval import token_store, vectors_file
 from retrieval.index import build_index, index_root
 from retrieval.manifest import read_manifest
+from retrieval.query_tokens import QueryTokens, compile_tables
 from retrieval.record_file import RecordFileError
 from retrieval.snapshot_file import StoredSnapshot
 from tests.retrieval.docs_tree import WordCounter, public_and_secret
+from tests.retrieval.tiny_tokenizer import tiny_tokenizer
 
 Read = Callable[[bytes], None]
 
@@ -66,3 +69,26 @@ def test_a_snapshot_file_damaged_anywhere_is_refused(tmp_path: Path) -> None:
             stored.chunk(position)
 
     _refused_every_way((root / entry["snapshot"]).read_bytes(), read)
+
+
+def test_a_token_store_damaged_anywhere_is_refused(tmp_path: Path) -> None:
+    config = public_and_secret(tmp_path, engine="bm25")
+    build_index(config, WordCounter())
+    root = index_root(config)
+    (entry,) = [e for e in read_manifest(root)["collections"] if e["name"] == "payments"]
+
+    def read(data: bytes) -> None:
+        stored = token_store.decode(data, "the token store", "fix", verified=False)
+        assert stored.files  # what a rebuild would reuse
+
+    _refused_every_way((root / entry["tokens"]["file"]).read_bytes(), read)
+
+
+def test_a_query_tokens_file_damaged_anywhere_is_refused(tmp_path: Path) -> None:
+    data = compile_tables(tiny_tokenizer(tmp_path))
+    assert data is not None
+
+    def read(data: bytes) -> None:
+        assert QueryTokens(data, "the query tokens", "fix").encode("ab ab") == [4, 4]
+
+    _refused_every_way(data, read)

@@ -69,7 +69,7 @@ def tokens(model: StaticEmbedder) -> QueryTokens:
     assert model.tokenizer_file is not None
     data = compile_tables(model.tokenizer_file)
     assert data is not None  # wordllama's tokenizer is of the shape the tables repeat
-    return QueryTokens(data)
+    return QueryTokens(data, "the tables", "fix")
 
 
 def _real(model: StaticEmbedder) -> Any:
@@ -104,7 +104,7 @@ def test_the_remembered_pair_lookups_stay_under_the_cap_and_ids_do_not_change(
     assert model.tokenizer_file is not None
     data = compile_tables(model.tokenizer_file)
     assert data is not None
-    capped = QueryTokens(data, cached_pairs=50)
+    capped = QueryTokens(data, "the tables", "fix", cached_pairs=50)
     for text in _strings()[:400]:
         assert capped.encode(text) == tokens.encode(text), repr(text)
         assert len(capped._merges) <= 50
@@ -141,10 +141,12 @@ def test_damaged_tables_are_refused(model: StaticEmbedder) -> None:
     assert data is not None
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x01
-    with pytest.raises(QueryTokensError, match="checksum"):
-        QueryTokens(bytes(flipped))
-    with pytest.raises(QueryTokensError, match="not a query tokens file"):
-        QueryTokens(b"{}")
+    with pytest.raises(
+        QueryTokensError, match=r"the tables is damaged \(table 1 .*checksum\): fix"
+    ):
+        QueryTokens(bytes(flipped), "the tables", "fix")
+    with pytest.raises(QueryTokensError, match="the tables was written by an incompatible docbot"):
+        QueryTokens(b"{}", "the tables", "fix")
 
 
 def _manifest(root: Path) -> dict[str, Any]:

@@ -116,7 +116,10 @@ async def claim_turn(
         if reply_ts is not None:
             log.info("event %s was answered (reply %s) before its run stopped", turn.event_id,
                      reply_ts)  # fmt: skip
-            await lease.finish(reply_ts)
+            # The answer its run staged is marked posted here when that run died first; if the
+            # store fails, the claim lapses unfinished and a later run marks it.
+            if await _mark_posted(deps.store, turn, reply_ts):
+                await lease.finish(reply_ts)
             deps.metrics.delivery_dropped("posted")
             return None
     if claim is Claim.TAKEN_OVER:
@@ -183,9 +186,10 @@ async def _end_stream(
         tail = stream_tail(answer, live.config.feedback)
     else:
         tail = message.blocks
+    if answer is not None and reply.ts is not None:
+        # Stored before the stop adds the feedback buttons: a press on them finds it.
+        await _save(deps, turn, answer, reply.ts)
     reply_ts = await reply.finish(message, tail)
-    if answer is not None:
-        await _save(deps, turn, answer, reply_ts)
     await lease.finish(reply_ts)
     return True
 
@@ -194,15 +198,24 @@ async def _reply(
     deps: ListenerDeps, client: AsyncWebClient, turn: Turn, lease: Lease, message: Message,
     answer: Answer | None = None,
 ) -> str | None:  # fmt: skip
-    """Post, store the answer, then mark the claim done; the reply's ts. A failed post leaves
-    the claim open (released on exit) so a redelivery tries again; the answer is still stored."""
+    """Store the answer, post, mark the answer posted, then the claim done; the reply's ts.
+
+    The answer is stored (staged) before the post, so a reaction or a button on the reply finds
+    it however soon it comes, and a run killed just after posting leaves it for the run taking
+    the question over to mark (claim_turn). A failed post leaves the claim open (released on
+    exit) so a redelivery tries again; the answer stays stored, unposted. So does a post whose
+    answer could not be marked: its next owner finds the reply and marks it."""
     if not await lease.begin_post():
         return None
+    staged = answer is not None and await _stage(deps, turn, answer)
     reply_ts = await post(client, turn, message)
-    if answer is not None:
-        await _save(deps, turn, answer, reply_ts)
-    if reply_ts is not None:
-        await lease.finish(reply_ts)
+    if reply_ts is None:
+        return None
+    if answer is not None and not staged:
+        await _save(deps, turn, answer, reply_ts)  # staging failed: stored the old way
+    elif staged and not await _mark_posted(deps.store, turn, reply_ts):
+        return reply_ts
+    await lease.finish(reply_ts)
     return reply_ts
 
 
@@ -252,18 +265,47 @@ async def _answer(
         return render_internal_error(), None
 
 
-async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str | None) -> None:
-    """Kept even when the reply could not be posted: it is still evidence of what happened."""
-    # reply_ts is unique per channel in the store; an unposted reply gets a marker that no
-    # Slack message ts can equal (so no reaction ever finds it) and that stays unique.
-    reply = reply_ts or unposted(turn)
-    record = AnswerRecord(
-        team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply,
+def _record(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str) -> AnswerRecord:
+    return AnswerRecord(
+        team=turn.team, channel=turn.channel, thread_ts=turn.reply_thread, reply_ts=reply_ts,
         question_ts=turn.ts, asker=turn.user, question=answer.question,
         answer=answer, created=deps.now().isoformat(),
     )  # fmt: skip
+
+
+async def _stage(deps: ListenerDeps, turn: Turn, answer: Answer) -> bool:
+    """Store the answer under its question's marker (no Slack ts equals it, so nothing finds it
+    as a reply until it is marked posted); kept even when the post then fails, as evidence of
+    what happened. False when the store failed (logged): the reply is posted all the same."""
     try:
-        await asyncio.to_thread(deps.store.save_answer, record)
+        await asyncio.to_thread(
+            deps.store.stage_answer, _record(deps, turn, answer, unposted(turn))
+        )
+    except StoreUnavailable:
+        return False  # the store logs its outage once
+    except Exception:
+        log.exception("storing the answer to event %s failed", turn.event_id)
+        return False
+    return True
+
+
+async def _mark_posted(store: AnswerStore, turn: Turn, reply_ts: str) -> bool:
+    """The staged answer is the reply `reply_ts` now; False when the store failed (logged)."""
+    if reply_ts == unposted(turn):
+        return True  # a private reply that may not have arrived: it stays unposted
+    try:
+        await asyncio.to_thread(store.mark_posted, turn.team, turn.channel, turn.ts, reply_ts)
+    except StoreUnavailable:
+        return False  # the store logs its outage once
+    except Exception:
+        log.exception("marking the answer to event %s posted failed", turn.event_id)
+        return False
+    return True
+
+
+async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str) -> None:
+    try:
+        await asyncio.to_thread(deps.store.save_answer, _record(deps, turn, answer, reply_ts))
     except StoreUnavailable:
         pass  # the store logs its outage once; the reply itself is in the thread
     except Exception:

@@ -35,6 +35,7 @@ from bot.store.contract import (
     StoreError,
     StoreUnavailable,
     ThreadContexts,
+    staged_reply_ts,
 )
 from bot.store.sqlite import SQLiteAnswerStore
 
@@ -78,4 +79,5 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "ThreadContexts",
+    "staged_reply_ts",
 ]

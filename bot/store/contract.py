@@ -170,6 +170,21 @@ def read_answer(text: str, where: str) -> Answer:
         ) from None
 
 
+def staged_reply_ts(question_ts: str) -> str:
+    """The reply_ts of an answer to `question_ts` whose reply is not (or not known to be) in
+    Slack: UNPOSTED + the question's ts, which no Slack ts equals, unique per question."""
+    return f"{UNPOSTED}{question_ts}"
+
+
+def check_staged(record: AnswerRecord, where: str) -> None:
+    """A StoreError unless `record` carries its question's staged marker (stage_answer)."""
+    if record.reply_ts != staged_reply_ts(record.question_ts):
+        raise StoreError(
+            f"{where}: a staged answer's reply_ts must be {staged_reply_ts(record.question_ts)!r}"
+            f", not {record.reply_ts!r}: stage it before posting, then mark_posted."
+        )
+
+
 def check_kind(kind: str) -> None:
     """A StoreError unless `kind` is one of FEEDBACK_KINDS: both backends check before writing."""
     if kind not in FEEDBACK_KINDS:
@@ -208,6 +223,20 @@ def group_reasons(
 class AnswerLog(Protocol):
     def save_answer(self, record: AnswerRecord) -> int:
         """Store a reply's answer; its id. Each reply is saved once (StoreError otherwise)."""
+        ...
+
+    def stage_answer(self, record: AnswerRecord) -> int:
+        """Store the answer to a reply before the reply is posted, so that a reaction or a
+        button on the reply, however soon, and a run taking over from one killed just after
+        posting it, always find it. `record.reply_ts` is its question's marker
+        (`staged_reply_ts`) until `mark_posted` names the reply. An answer staged earlier for
+        the same question and never posted (its run died first, or its post failed) is
+        replaced, keeping its id: the run answering again holds the question's claim. Its id."""
+        ...
+
+    def mark_posted(self, team: str, channel: str, question_ts: str, reply_ts: str) -> bool:
+        """The answer staged for the message `question_ts` is the reply `reply_ts` now, found by
+        `find_answer` and `posted_answer`; False when none is staged (it was marked already)."""
         ...
 
     def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None: ...

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.store import postgres_escalations as escalations
 from bot.store import postgres_feedback as feedback
 from bot.store import postgres_ledger as ledger
+from bot.store.answer_sql import MARK_POSTED_SQL, answer_values, mark_posted_values, restaged
 from bot.store.contract import (
     ESCALATION_LEASE_SECONDS,
     EVENT_RETENTION_SECONDS,
@@ -35,14 +36,19 @@ from bot.store.contract import (
     FeedbackEntry,
     Resumable,
     StoreError,
-    answer_json,
     answer_record,
     check_kind,
+    check_staged,
 )
 from bot.store.postgres_engine import Database, database_url
 from bot.store.postgres_schema import next_step
 
 _ANSWER_COLUMNS = ", ".join(feedback.ANSWER_COLUMNS)
+_INSERT = (
+    "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, question, "
+    "status, generator, answer, created) VALUES (:team, :channel, :thread_ts, :reply_ts, "
+    ":question_ts, :asker, :question, :status, :generator, CAST(:answer AS JSONB), :created)"
+)
 _Row = tuple[Any, ...]
 
 
@@ -109,24 +115,10 @@ class PostgresAnswerStore:
     # --- answer log ----------------------------------------------------------------------
 
     def save_answer(self, record: AnswerRecord) -> int:
-        answer = record.answer
-        values = {
-            "team": record.team, "channel": record.channel, "thread_ts": record.thread_ts,
-            "reply_ts": record.reply_ts, "question_ts": record.question_ts,
-            "asker": record.asker, "question": record.question,
-            "status": answer.status.value, "generator": answer.generator,
-            "answer": answer_json(answer),
-            "created": record.created,
-        }  # fmt: skip
-        statement = sql(
-            "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
-            "question, status, generator, answer, created) VALUES (:team, :channel, :thread_ts, "
-            ":reply_ts, :question_ts, :asker, :question, :status, :generator, "
-            "CAST(:answer AS JSONB), :created) ON CONFLICT DO NOTHING RETURNING id"
-        )
+        statement = sql(f"{_INSERT} ON CONFLICT DO NOTHING RETURNING id")
 
         async def save(conn: AsyncConnection) -> int | None:
-            return (await conn.execute(statement, values)).scalar()
+            return (await conn.execute(statement, answer_values(record))).scalar()
 
         answer_id = self._db.run(save)
         if answer_id is None:
@@ -135,6 +127,23 @@ class PostgresAnswerStore:
                 f"{record.channel} is already stored; each reply is saved once."
             )
         return int(answer_id)
+
+    def stage_answer(self, record: AnswerRecord) -> int:
+        check_staged(record, self.where)
+        statement = sql(f"{_INSERT} {restaged('answer')}")
+
+        async def stage(conn: AsyncConnection) -> int:
+            return int((await conn.execute(statement, answer_values(record))).scalar_one())
+
+        return self._db.run(stage)
+
+    def mark_posted(self, team: str, channel: str, question_ts: str, reply_ts: str) -> bool:
+        marked = mark_posted_values(team, channel, question_ts, reply_ts)
+
+        async def mark(conn: AsyncConnection) -> bool:
+            return (await conn.execute(sql(MARK_POSTED_SQL), marked)).rowcount == 1
+
+        return self._db.run(mark)
 
     def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None:
         row = self._first(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bot.store import sqlite_answers as answers
 from bot.store import sqlite_escalations as escalations
 from bot.store import sqlite_ledger as ledger
 from bot.store import sqlite_reasons as reasons
@@ -34,10 +35,10 @@ from bot.store.contract import (
     FeedbackEntry,
     Resumable,
     StoreError,
-    answer_json,
     answer_record,
     check_kind,
     check_reason,
+    check_staged,
     group_reasons,
 )
 from bot.store.sqlite_schema import open_store_file
@@ -106,27 +107,17 @@ class SQLiteAnswerStore:
     # --- answer log ----------------------------------------------------------------------
 
     def save_answer(self, record: AnswerRecord) -> int:
-        answer = record.answer
         with self._write() as conn:
-            try:
-                cursor = conn.execute(
-                    "INSERT INTO answers (team, channel, thread_ts, reply_ts, question_ts, asker, "
-                    "question, status, generator, answer_json, created) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        record.team, record.channel, record.thread_ts, record.reply_ts,
-                        record.question_ts, record.asker, record.question,
-                        answer.status.value, answer.generator, answer_json(answer),
-                        record.created,
-                    ),
-                )  # fmt: skip
-            except sqlite3.IntegrityError:
-                raise StoreError(
-                    f"{self._path}: an answer for reply {record.reply_ts} in channel "
-                    f"{record.channel} is already stored; each reply is saved once."
-                ) from None
-            assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
-            return cursor.lastrowid
+            return answers.save(conn, record, str(self._path))
+
+    def stage_answer(self, record: AnswerRecord) -> int:
+        check_staged(record, str(self._path))
+        with self._write() as conn:
+            return answers.stage(conn, record)
+
+    def mark_posted(self, team: str, channel: str, question_ts: str, reply_ts: str) -> bool:
+        with self._write() as conn:
+            return answers.mark_posted(conn, team, channel, question_ts, reply_ts)
 
     def find_answer(self, team: str, channel: str, reply_ts: str) -> AnswerRecord | None:
         with self._read() as conn:

@@ -62,6 +62,7 @@ class FakeSlack:
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
     _refusals: dict[str, str] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
+    _held_after: set[str] = field(default_factory=set)
     _next_ts: int = 1_700_000_000
     _next_view: int = 0
     _runner: web.AppRunner | None = None
@@ -99,15 +100,20 @@ class FakeSlack:
         """`method` is answered normally again after `refuse`."""
         self._refusals.pop(method, None)
 
-    def hold(self, method: str) -> asyncio.Event:
-        """Calls of `method` are recorded at once but answered only after the event is set."""
+    def hold(self, method: str, *, after: bool = False) -> asyncio.Event:
+        """Calls of `method` are recorded at once but answered only after the event is set;
+        with `after`, each takes effect first (a post is in the channel), and only its answer
+        waits: a process killed then had posted, without learning so."""
         gate = self._holds.setdefault(method, asyncio.Event())
+        if after:
+            self._held_after.add(method)
         return gate
 
     def unhold(self, method: str) -> None:
         """New calls of `method` are answered at once again; those held so far wait for their
         event, as Slack's answer to a request the client gave up on may never come."""
         self._holds.pop(method, None)
+        self._held_after.discard(method)
 
     def push_socket(self, envelope: dict[str, Any] | str) -> None:
         """Deliver a Socket Mode envelope (or raw text) over the (next) WebSocket connection."""
@@ -188,6 +194,10 @@ class FakeSlack:
         call = Call(method, params, f"{request.query_string}\n{raw}", token)
         self.calls.append(call)
         gate = self._holds.get(method)
+        if gate is not None and method in self._held_after:
+            call.status, call.response = 200, self._answer(method, params)
+            await gate.wait()
+            return web.json_response(call.response, status=call.status)
         if gate is not None:
             await gate.wait()
         failure = self._take_failure(method)

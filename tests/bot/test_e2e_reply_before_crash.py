@@ -11,7 +11,7 @@ import asyncio
 from bot.app import Answerer
 from bot.render.feedback import FEEDBACK_ACTION, WRONG
 from bot.resume import Resumer
-from bot.store import LEASE_SECONDS, AnswerStore
+from bot.store import LEASE_SECONDS
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM

@@ -4,12 +4,10 @@ takes its question over to mark, so feedback on the reply always finds it. Every
 
 from __future__ import annotations
 
-
 import pytest
 
 from bot.store import AnswerStore, StoreError, staged_reply_ts
 from tests.bot.store.conftest import Backend, FakeClock, answer, record
-
 
 
 def test_staging_a_staged_answer_is_not_a_reply_until_marked_posted(store: AnswerStore) -> None:
@@ -44,7 +42,7 @@ def test_staging_across_replicas_one_row(backend: Backend, clock: FakeClock) -> 
 
 
 def test_staging_needs_the_questions_marker(store: AnswerStore) -> None:
-    with pytest.raises(StoreError, match="unposted:1.0"):
+    with pytest.raises(StoreError, match=r"unposted:1\.0"):
         store.stage_answer(record("2.0", "1.0"))
 
 

@@ -237,12 +237,19 @@ def _snapshot_bytes(
     root: Path, entry: Mapping[str, Any], *, whole: bool
 ) -> tuple[str, bytes | mmap.mmap]:
     """Where the file a manifest entry names is (for messages) and its bytes, refused unless of
-    the recorded size and, if `whole`, sha256."""
+    the recorded size and, if `whole`, sha256. Not `whole`, the file is memory-mapped: a search
+    reads its header, table and hits' chunks, not the whole file (32 MB for 70k chunks)."""
     path = root / entry["snapshot"]
     where = f"the collection snapshot {path}"
     sha256 = str(entry["sha256"]) if whole else None
     data = record_file.read(
-        path, snapshot_file.LAYOUT, where, run_index("again"), size=entry["bytes"], sha256=sha256
+        path,
+        snapshot_file.LAYOUT,
+        where,
+        run_index("again"),
+        size=entry["bytes"],
+        sha256=sha256,
+        mapped=not whole,
     )
     return where, data
 

@@ -152,6 +152,7 @@ class StoredSnapshot:
         self.counts: tuple[int, ...] = tuple(counts)
         self._built: list[Chunk | None] = [None] * self._file.count
         self._left: int = self._file.count  # chunks not built yet
+        self._spans: dict[str, tuple[int, int]] | None = None  # by path, when first needed
         self._lock = threading.Lock()
 
     @property
@@ -174,6 +175,18 @@ class StoredSnapshot:
     def files(self) -> tuple[FileRecord, ...]:
         """The files, without their chunks (`counts` has how many each has)."""
         return self.snapshot.files
+
+    def file_span(self, path: str) -> tuple[int, int] | None:
+        """The first and end positions of the chunks of the file at `path`, None if there is
+        none (from the header: no chunk is read)."""
+        with self._lock:
+            if self._spans is None:
+                starts = itertools.accumulate(self.counts, initial=0)
+                self._spans = {
+                    record.path: (start, start + count)
+                    for record, start, count in zip(self.files, starts, self.counts, strict=False)
+                }
+            return self._spans.get(path)
 
     def chunk(self, position: int) -> Chunk:
         found = self._built[position]

@@ -56,14 +56,9 @@ def fit_reader(reads: Sequence[Read], squad: int, seed: int) -> tuple[ReaderMode
     ranker = train_ranker(reads)
     answerer = train_answerer(reads, ranker)
     threshold, ratio, summary = choose(reads, ranker, answerer)
-    # `summary` counts as answered right a quoted passage of an expected file that holds an
-    # expected string (reader_threshold.holds); benchmarks/dev_questions.py's answered right also
-    # takes the file cited by one claim and the string in another, so it reads a little higher.
     trained_on = (
         f"SQuAD v2.0 dev sample {squad} (seed {seed}) + docbot dev questions, train "
-        f"split; on docs train at the chosen threshold: {summary} (answered right: a quoted "
-        f"passage of an expected file holds an expected string, reader_threshold.holds; "
-        f"benchmarks/dev_questions.py also counts the file and the string in two claims)"
+        f"split; on docs train at the chosen threshold: {summary}"
     )
     return ReaderModel(ranker, answerer, threshold, ratio, trained_on), summary
 

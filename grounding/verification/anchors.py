@@ -13,6 +13,10 @@ from retrieval.text import NEGATIONS, fold_word, nfkc
 from retrieval.text.words import CLAIM_STOPWORDS
 
 _CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)  # haven't, doesn't, won't, can't
+# The other contractions' tails are words of their own ("you'll" is "you will"), not the
+# two-letter content words "ll", "re" and "ve" that no evidence says.
+_TAILS = {"ll": " will", "re": " are", "ve": " have", "m": " am", "d": " would"}
+_TAIL = re.compile(r"(?<=[^\W\d_])[’'](ll|re|ve|m|d)\b", re.IGNORECASE)
 # Python's `None` is a value, not a negation ("or `None` for no limits"), unless it starts a
 # sentence ("None of the options ...").
 _NONE_VALUE = re.compile(r"(?<=[^\s.!?:] )None\b|(?<=[`=(\[{,])None\b")
@@ -34,7 +38,8 @@ def spaced_terms(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """`terms(text)`, and for each whether only whitespace (or a hyphen inside a word) parts it
     from the term before: in "max_keepalive_connections=5, max_connections=10" the 5 is not
     followed by a noun it counts, a comma is between."""
-    text = _NONE_VALUE.sub("nonevalue", _CONTRACTION.sub(" not", nfkc(text))).casefold()
+    text = _NONE_VALUE.sub("nonevalue", without_tails(_CONTRACTION.sub(" not", nfkc(text))))
+    text = text.casefold()
     matches = list(_TERM.finditer(text))
     spaced = [
         i > 0 and not text[matches[i - 1].end() : m.start()].strip() for i, m in enumerate(matches)
@@ -48,6 +53,15 @@ def spaced_terms(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         out += [(part, joined if k == 0 else True) for k, part in enumerate(parts)]
         before = token
     return tuple(t for t, _ in out), tuple(j for _, j in out)
+
+
+def without_tails(text: str) -> str:
+    """`text` with "you'll", "they're", "we've" written out ("you will", ...)."""
+    return _TAIL.sub(_tail, text)
+
+
+def _tail(match: re.Match[str]) -> str:
+    return _TAILS[match.group(1).casefold()]
 
 
 # "first" and "second" are positions only after a determiner ("the second step", "its first

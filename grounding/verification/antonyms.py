@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grounding.verification.anchors import anchored, sentence_window
+from grounding.verification.anchors import anchored, is_content, sentence_window
 from retrieval.text import NEGATIONS, fold_word
 
 # Verb pairs whose one member denies the other. Set by hand, not fit; "before"/"after" and
@@ -51,3 +51,45 @@ def _near(claim: Sequence[str], i: int, evidence: Sequence[str], opposite: str) 
     """The claim's words around term `i` are near the opposite in the evidence."""
     swapped = [*claim[:i], opposite, *claim[i + 1 :]]
     return anchored(swapped, i, evidence, _WINDOW)
+
+
+# "after" and "before" are read by what they govern, not as opposites: "sent after it is
+# prepared" restates "prepared before it is sent", but "called after it is sent" denies
+# "called after it is prepared, but before it is sent".
+_BEFORE, _AFTER = fold_word("before"), fold_word("after")
+_ORDER = {_BEFORE: _AFTER, _AFTER: _BEFORE}
+_ORDER_WORDS = {_BEFORE: "before", _AFTER: "after"}
+_GOVERNED = 3  # the content words an "after" or a "before" governs
+
+
+def order_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first "after" (or "before") of the claim whose words follow more closely the
+    evidence's "before" (or "after") than its own word."""
+    for i, term in enumerate(claim):
+        opposite = _ORDER.get(term)
+        if opposite is None or _negated(claim, i):
+            continue
+        said = set(_governed(claim, i))
+        same = _overlap(said, evidence, term)
+        if said and _overlap(said, evidence, opposite) > same:
+            said_word, quoted_word = _ORDER_WORDS[term], _ORDER_WORDS[opposite]
+            return f"the claim says {said_word!r} where the quoted evidence says {quoted_word!r}"
+    return None
+
+
+def _overlap(said: set[str], evidence: Sequence[str], word: str) -> int:
+    """The most of `said` that one `word` of the evidence governs."""
+    spots = (j for j, other in enumerate(evidence) if other == word)
+    return max((len(said & set(_governed(evidence, j))) for j in spots), default=0)
+
+
+def _governed(terms: Sequence[str], i: int) -> list[str]:
+    """The content words after term `i`, up to _GOVERNED, the sentence's end or the next
+    "after" or "before"."""
+    out: list[str] = []
+    for term in terms[i + 1 :]:
+        if not term or term in _ORDER or len(out) == _GOVERNED:
+            break
+        if is_content(term):
+            out.append(term)
+    return out

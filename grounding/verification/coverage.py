@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
+from grounding.verification.anchors import without_tails
 from grounding.verification.numbers import SPELLED
 from retrieval.text import CLAIM_WORDS, EVIDENCE_WORDS, SnowballStemmer, fold_word, has_cjk
 
@@ -44,7 +45,7 @@ def coverage(claim: str, evidence: str) -> tuple[tuple[str, ...], tuple[str, ...
     """The claim's content words found in `evidence` and those missing, each sorted."""
     folded_evidence = evidence.casefold()
     folds, stems = _evidence_forms(evidence)
-    words = _raw_words(claim)
+    words = _raw_words(without_tails(claim))
     found = {
         w
         for w in words

@@ -97,7 +97,9 @@ def negation_disagrees(claim: Sequence[str], clauses: Sequence[Sequence[str]]) -
 # Words that keep a quote's negation without a negation word: "proxy everything except HTTPS
 # requests to X" for "don't use proxies for HTTPS requests to X", "loop until the request is
 # `None`" for "while request is not None".
-_DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until"))
+# A "non-" prefix keeps it too: "raises on non-2xx responses" for "on responses which are not a
+# 2xx success code".
+_DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until", "non"))
 _DENYING = NEGATIONS | _DENIED_OTHERWISE
 
 
@@ -132,4 +134,27 @@ def _negated_word(clause: Sequence[str], j: int) -> str | None:
             return None  # the sentence ended
         if is_content(term):
             return term
+    return None
+
+
+# What keeps a sentence of the evidence from stating its words plainly: a negation, a contrast
+# ("set on the client rather than on a per-request basis"), an "except" or an "until".
+_QUALIFIED = _DENYING | _CONTRASTS
+
+
+def denied_but_stated(denied: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """For the words a claim denies outright (a leading "Not thread-safe: ..."): the first of
+    them when a sentence of the evidence says them all plainly ("The client is thread-safe."),
+    with no negation, contrast or exception in it."""
+    words = [t for t in denied if is_content(t) and t not in NEGATIONS]
+    if not words:
+        return None
+    sentence: set[str] = set()
+    for term in (*evidence, ""):
+        if term:
+            sentence.add(term)
+            continue
+        if set(words) <= sentence and not _QUALIFIED & sentence:
+            return words[0]
+        sentence = set()
     return None

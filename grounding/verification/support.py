@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from grounding.verification.anchors import terms
-from grounding.verification.antonyms import opposite_problem
+from grounding.verification.additions import addition_problem
+from grounding.verification.anchors import is_content, terms
+from grounding.verification.antonyms import opposite_problem, order_problem
 from grounding.verification.bindings import binding_problem
 from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
@@ -27,6 +28,7 @@ from grounding.verification.identifiers import (
 from grounding.verification.language import in_other_language
 from grounding.verification.negation import (
     added_negation,
+    denied_but_stated,
     dropped_negation,
     negation_disagrees,
 )
@@ -145,6 +147,19 @@ def _prose(text: str) -> str:
     return text
 
 
+def _lead_denial(claim: str) -> tuple[str, ...]:
+    """The words of a leading "Not ...:" that _prose leaves out, when they are what it denies
+    ("Not thread-safe: ..."), which the evidence must not state plainly."""
+    text = _ANSWER_MARKER.sub("", without_urls(without_links(claim)))
+    lead = _NOT_LEAD.match(text)
+    if lead is None or _prose(claim) == text:
+        return ()
+    denied = terms(lead.group("lead")[:-1])
+    # "Not after 3 retries: ...", "Not on a client: ...": a circumstance the rest of the claim
+    # denies in its own words (and is checked on), not a property the lead denies.
+    return denied if denied and is_content(denied[0]) else ()
+
+
 def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
     """The first token not in the cited items as written, nor once code layout and markup are
     normalised on both sides (a one-line `mounts = {...}` of a multi-line example)."""
@@ -190,10 +205,13 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    for rule in (value_problem, default_problem, unit_problem, opposite_problem):
+    for rule in (value_problem, default_problem, unit_problem, opposite_problem, order_problem):
         problem = rule(said, quoted)
         if problem is not None:
             return problem
+    problem = addition_problem(said, quoted, follows=bool(support.stated))
+    if problem is not None:
+        return problem
     blocks = [terms(_prose(block)) for block in support.quoted.split("\n\n")]
     problem = bound_problem(said, quoted, blocks)
     if problem is not None:
@@ -206,8 +224,13 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     negation = added_negation(said, quoted)
     if negation is not None:
         return f"{negation!r} is not near the same words in the quoted evidence"
+    stated = denied_but_stated(_lead_denial(claim), quoted)
+    if stated is not None:
+        return f"the claim's lead denies {stated!r}, which the quoted evidence states"
+    # The "Not" of a "Not ...:" lead denies the lead's words: it keeps a negation of the quote.
+    denying = terms(_ANSWER_MARKER.sub("", without_urls(without_links(claim))))
     for clause in support.clauses:
-        negated = dropped_negation(said, terms(clause))
+        negated = dropped_negation(denying, terms(clause))
         if negated is not None:
             return f"the quoted evidence negates {negated!r} and the claim does not"
     return None

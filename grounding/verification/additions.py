@@ -1,0 +1,39 @@
+"""Additions: a claim that says its fact holds "also", "as well", "too" or "including" some
+case adds to what its quotes say ("The transport's retries also handle read/write errors" of
+"If you need other forms of retry behaviors, such as handling read/write errors, ..."). It
+shares the quote's words, so coverage keeps it; what it adds is outside knowledge unless the
+quotes add it too, or an earlier kept claim of the answer, quoting one of the same items, is
+what it adds to ("A `Client` also applies configuration ..." after "... reuses connections")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from retrieval.text import fold_word
+
+_ALSO, _TOO, _AS, _WELL = (fold_word(w) for w in ("also", "too", "as", "well"))
+_INCLUDING = fold_word("including")  # "include", "includes" and "included" fold the same way
+
+
+def addition_problem(claim: Sequence[str], evidence: Sequence[str], *, follows: bool) -> str | None:
+    """The claim's word of addition when its evidence has none and no earlier kept claim
+    (`follows`) is what it adds to."""
+    said, quoted = _additions(claim), _additions(evidence)
+    if follows or quoted or not said:
+        return None
+    return f"the claim adds {said[0]!r} to what the quoted evidence says"
+
+
+def _additions(terms: Sequence[str]) -> list[str]:
+    """The words of addition in `terms`: "also", "including", "as well" (not "as well as",
+    which joins two nouns), and "too" ending its sentence ("works on SQLite too")."""
+    out: list[str] = []
+    for i, term in enumerate(terms):
+        after = terms[i + 1] if i + 1 < len(terms) else ""
+        if term in (_ALSO, _INCLUDING):
+            out.append(term)
+        elif term == _WELL and i > 0 and terms[i - 1] == _AS and after != _AS:
+            out.append("as well")
+        elif term == _TOO and not after:
+            out.append(term)
+    return out

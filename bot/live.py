@@ -7,9 +7,10 @@ index manifest, and only when either changed are they read again and the pipelin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -17,6 +18,7 @@ from typing import Protocol, runtime_checkable
 from bot.policy import ChannelPolicy
 from bot.render.no_answer import OUT_OF_SERVICE
 from grounding.answer import Answer, AnswerStatus
+from grounding.generators.base import Closable
 from grounding.progress import Report, ignore
 from retrieval.artifact import watched_file
 from retrieval.config import Config, load_config
@@ -117,6 +119,25 @@ class LiveRuntime:
         self._reload = reload
         self._seen = self._stamps(live.config)
         self._lock = asyncio.Lock()
+        self._holders: dict[int, int] = {}  # id(answerer) -> turns holding it (`hold`)
+        self._idle: dict[int, asyncio.Event] = {}  # set when the last holder of a retired one ends
+        self._closing: set[asyncio.Task[None]] = set()  # kept until each has closed its answerer
+
+    @contextlib.asynccontextmanager
+    async def hold(self) -> AsyncIterator[Live]:
+        """The current Live, for one turn: an answerer a reload replaces meanwhile is closed
+        (its model client's connections) only once every turn holding it has ended."""
+        live = await self.current()
+        key = id(live.answerer)  # counted before any other task runs: no reload in between
+        self._holders[key] = self._holders.get(key, 0) + 1
+        try:
+            yield live
+        finally:
+            self._holders[key] -= 1
+            if not self._holders[key]:
+                del self._holders[key]
+                if key in self._idle:
+                    self._idle.pop(key).set()
 
     @property
     def serving(self) -> bool:
@@ -130,8 +151,24 @@ class LiveRuntime:
         async with self._lock:  # one reload at a time; the others then see it done
             if self._stamps(self._live.config) != self._seen:
                 # Index.load reads files and builds structures: off the event loop.
-                self._live, self._seen = await asyncio.to_thread(self._reloaded, self._live)
+                previous = self._live
+                self._live, self._seen = await asyncio.to_thread(self._reloaded, previous)
+                if self._live.answerer is not previous.answerer:
+                    self._retire(previous.answerer)
         return self._live
+
+    def _retire(self, answerer: Answerer) -> None:
+        """Close a replaced answerer once the turns holding it are done (at once if none is)."""
+        if not isinstance(answerer, Closable):
+            return
+        idle = asyncio.Event()
+        if id(answerer) in self._holders:
+            self._idle[id(answerer)] = idle
+        else:
+            idle.set()
+        task = asyncio.create_task(_close_when_idle(answerer, idle))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def _stamps(self, config: Config) -> tuple[FileStamp, FileStamp]:
         if self._reload is None:
@@ -188,6 +225,17 @@ class LiveRuntime:
             return Unavailable(f"{type(exc).__name__}: {exc}")
         log.info("reloaded %s and the index in %s", self._reload.config_path, _where(config))
         return answerer
+
+
+async def _close_when_idle(answerer: Closable, idle: asyncio.Event) -> None:
+    await idle.wait()
+    try:
+        await answerer.aclose()
+    except Exception:
+        # Closing what nobody uses any more must not take the running bot down.
+        log.exception("closing the answerer replaced by a reload failed")
+    else:
+        log.info("closed the answerer replaced by a reload")
 
 
 class Unavailable:

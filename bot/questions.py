@@ -65,8 +65,15 @@ async def handle_turn(
     is what claim_before_ack found, when it ran.
 
     Config, answerer and policy are read once, here, so the whole turn uses one consistent set
-    (a reload of docbot.yml or the index applies from the next question)."""
-    live = await deps.runtime.current()
+    (a reload of docbot.yml or the index applies from the next question); the turn holds them,
+    so an answerer a reload replaces is closed only once it has ended (LiveRuntime.hold)."""
+    async with deps.runtime.hold() as live:
+        await _handle(deps, live, client, turn, claim)
+
+
+async def _handle(
+    deps: ListenerDeps, live: Live, client: AsyncWebClient, turn: Turn, claim: Claim | None
+) -> None:
     if turn.team not in live.config.teams:
         # Deliveries of other teams stop at bot/teams.py; this is for a resumed claim whose
         # team docbot.yml no longer serves.

@@ -41,7 +41,9 @@ class _AskForPassword(BaseHTTPRequestHandler):
 def server() -> Iterator[_AuthServer]:
     httpd = _AuthServer(("127.0.0.1", 0), _AskForPassword)
     httpd.authorizations = []
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() is seen at the next poll (socketserver's default: every 0.5 s, a wait that
+    # every test here would sit through at its end).
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield httpd
     httpd.shutdown()

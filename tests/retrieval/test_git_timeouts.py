@@ -42,7 +42,9 @@ def server() -> Iterator[_HangingServer]:
     httpd = _HangingServer(("127.0.0.1", 0), _NeverAnswer)
     httpd.client_left, httpd.release = threading.Event(), threading.Event()
     httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() is seen at the next poll (socketserver's default: every 0.5 s, a wait that
+    # every test here would sit through at its end).
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     yield httpd
     httpd.release.set()

@@ -15,7 +15,7 @@ from bot.events import Reaction
 from bot.leases import Lease
 from bot.render.feedback import thanks_for_wrong
 from bot.replies import answer_thread, tell
-from bot.store import AnswerRecord, EventKey, StoreUnavailable
+from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
@@ -62,7 +62,8 @@ async def _record_feedback(
         return
     async with Lease(store, key, deps.owner, claim, deps.renew_every) as lease:
         if added:
-            await _add_feedback(deps, client, reaction, kind, record, record.id, bot_user_id)
+            resumed = claim is Claim.TAKEN_OVER
+            await _add_feedback(deps, client, reaction, kind, record, bot_user_id, resumed)
         else:
             await _retract_feedback(deps, reaction, kind, record.id)
         await lease.finish()
@@ -70,16 +71,24 @@ async def _record_feedback(
 
 async def _add_feedback(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
-    record: AnswerRecord, answer_id: int, bot_user_id: str | None,
+    record: AnswerRecord, bot_user_id: str | None, resumed: bool,
 ) -> None:  # fmt: skip
-    store, user = deps.store, reaction.user
+    """`resumed`: this event's claim was taken over from a run that died after its ack, which
+    Slack redelivers only when the ack did not reach it."""
+    store, user, answer_id = deps.store, reaction.user, record.id
+    assert answer_id is not None
     before = await asyncio.to_thread(store.wrong_count, answer_id)
     at = deps.now().isoformat()
     new = await asyncio.to_thread(store.add_feedback, answer_id, user, kind, reaction.emoji, at)
     if new:
         deps.metrics.feedback(kind, added=True)
-    # Thank (and invite a reason from) each person once, on their first wrong-mark.
-    if new and kind == "wrong" and await asyncio.to_thread(store.wrong_count, answer_id) > before:
+    if kind != "wrong":
+        return
+    # Thank (and invite a reason from) each person once, on their first wrong-mark. A mark its
+    # dead run stored may never have been thanked: thanked now, as a second thank-you is the
+    # lesser harm than an invitation nobody saw.
+    first = new and await asyncio.to_thread(store.wrong_count, answer_id) > before
+    if first or (resumed and not new):
         await asyncio.to_thread(store.invite_reason, answer_id, user)
         await _thank_for_wrong(deps, client, record, user, bot_user_id)
 

@@ -93,3 +93,41 @@ def _governed(terms: Sequence[str], i: int) -> list[str]:
         if is_content(term):
             out.append(term)
     return out
+
+
+# Opposite ends of an order or a scale. A claim may say an order the other way round ("the ones
+# listed later have lower precedence than the ones listed first") only by turning it around
+# twice: an odd number of turns (ends swapped in place, or one end said for the other) reverses
+# what its quote says ("from the least specific to the most specific" of "from most specific
+# to least specific").
+_ENDS = tuple(
+    (fold_word(a), fold_word(b))
+    for a, b in (
+        ("first", "last"),
+        ("first", "later"),
+        ("earlier", "later"),
+        ("most", "least"),
+        ("highest", "lowest"),
+        ("higher", "lower"),
+    )
+)
+_POSITION = {"1st": fold_word("first")}  # "the first file" is read as a position
+
+
+def reversed_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The claim turns an order or a scale of its quote around an odd number of times."""
+    said = [_POSITION.get(t, t) for t in claim]
+    quoted = [_POSITION.get(t, t) for t in evidence]
+    turns, turned = 0, ""
+    for a, b in _ENDS:
+        in_claim, in_quote = {a, b} & set(said), {a, b} & set(quoted)
+        if not in_claim or not in_quote:
+            continue
+        if len(in_claim) == 2 and len(in_quote) == 2:
+            if (said.index(a) < said.index(b)) != (quoted.index(a) < quoted.index(b)):
+                turns, turned = turns + 1, f"{a} ... {b}"
+        elif len(in_claim) == 1 and len(in_quote) == 1 and in_claim != in_quote:
+            turns, turned = turns + 1, f"{next(iter(in_claim))}"
+    if turns % 2:
+        return f"the claim turns around the order its quotes give ({turned})"
+    return None

@@ -11,7 +11,7 @@ from typing import Literal
 
 from grounding.verification.additions import addition_problem
 from grounding.verification.anchors import is_content, terms
-from grounding.verification.antonyms import opposite_problem, order_problem
+from grounding.verification.antonyms import opposite_problem, order_problem, reversed_problem
 from grounding.verification.bindings import binding_problem
 from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
@@ -205,7 +205,8 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    for rule in (value_problem, default_problem, unit_problem, opposite_problem, order_problem):
+    rules = (value_problem, default_problem, unit_problem, opposite_problem, order_problem)
+    for rule in (*rules, reversed_problem):
         problem = rule(said, quoted)
         if problem is not None:
             return problem

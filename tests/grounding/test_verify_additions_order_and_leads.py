@@ -1,8 +1,10 @@
 """Outside knowledge that shares its quote's words, and faithful shapes the verifier misread:
 a claim that adds a case with "also", "as well", "too" or "including"; an "after" where the
-quote's same words follow a "before"; a leading "Not ...:" that denies what the quote states; a
-"Not ...:" lead or a "non-" prefix keeping the quote's negation; and the tails of "you'll",
-"they're", "we've" read as words of their own. Made-up sentences, no benchmark item."""
+quote's same words follow a "before"; an order or a scale turned around ("least ... most" of
+"most ... least", "the last file" of "the first file"); a leading "Not ...:" that denies what
+the quote states; a "Not ...:" lead or a "non-" prefix keeping the quote's negation; and the
+tails of "you'll", "they're", "we've" read as words of their own. Made-up sentences, no
+benchmark item."""
 
 from __future__ import annotations
 
@@ -96,3 +98,19 @@ def test_contraction_tails_are_no_content_words() -> None:
     kept("You'll get UTF-8.", "The reply is UTF-8.")
     kept("They're cached.", "Replies are cached.")
     kept("We've cached it.", "It is cached.")
+
+
+def test_an_order_turned_around_once_is_dropped_twice_is_kept() -> None:
+    precedence = "Paths listed first have higher precedence than the ones listed later."
+    assert "turns around" in dropped(
+        "Paths listed later have higher precedence than the ones listed first.", precedence
+    )
+    kept("Paths listed later have lower precedence than the ones listed first.", precedence)
+    matching = "Routes are matched from most specific patterns to least specific ones."
+    assert "turns around" in dropped(
+        "Routes are matched from least specific patterns to most specific ones.", matching
+    )
+    kept("Routes are matched from the most specific patterns to the least specific.", matching)
+    archive = "The first file in an archive is used."
+    assert "turns around" in dropped("The last file in an archive is used.", archive)
+    kept("Only the first file in an archive is used.", archive)

@@ -5,6 +5,7 @@ server checks on the row it locks, so two replicas racing on one key cannot both
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy import text
@@ -12,7 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.contract import Claim, ClaimKey, EventKey, MentionKey, Resumable
 
+log = logging.getLogger("docbot.store")
+
 _DONE, _CLAIMED, _POSTING = "done", "claimed", "posting"
+# Clocks kept by NTP differ by milliseconds; a second is beyond any such drift.
+CLOCK_SLACK_SECONDS = 1.0
 
 
 def _where(key: ClaimKey) -> tuple[str, str, dict[str, Any]]:
@@ -61,8 +66,26 @@ async def claim(
     ).first()
     if taken is not None:
         return Claim.UNSURE if taken[0] == _POSTING else Claim.TAKEN_OVER
-    state = (await conn.execute(text(f"SELECT state FROM {table} WHERE {where}"), params)).scalar()
-    return Claim.DONE if state == _DONE else Claim.BUSY
+    row = (
+        await conn.execute(text(f"SELECT state, expires FROM {table} WHERE {where}"), params)
+    ).first()
+    if row is None or row[0] == _DONE:
+        return Claim.DONE
+    _check_clock(key, row[1], now, lease)
+    return Claim.BUSY
+
+
+def _check_clock(key: ClaimKey, expires: float | None, now: float, lease: float) -> None:
+    """Warn when a lease runs out later than a whole lease from now by this replica's clock: the
+    replica that wrote it has a clock ahead of this one's (each reads leases by its own)."""
+    ahead = (expires or now) - now - lease
+    if ahead > CLOCK_SLACK_SECONDS:
+        log.warning(
+            "the claim on %s was written by a replica whose clock is about %.0f s ahead of this "
+            "one's: replicas sharing a store must keep their clocks within half a lease (%.0f s) "
+            "of each other, or one takes over another's live work (check NTP)",
+            key, ahead, lease / 2,
+        )  # fmt: skip
 
 
 async def renew(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float) -> bool:

@@ -4,42 +4,19 @@ and a set's segment files linked from its collections' parts take their parts' r
 of being hashed again.
 
 Which files a build opens is seen through Python's audit hook for `open` (io.open, os.open and
-so every hash of a file), not by patching the builder."""
+so every hash of a file, tests/retrieval/audited.py), not by patching the builder."""
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from retrieval.index import Index, build_index, index_root
 from retrieval.manifest import read_manifest
+from tests.retrieval.audited import opened
 from tests.retrieval.docs_tree import WordCounter, public_and_secret
 from tests.retrieval.test_dense_index import RecordingEmbedder
 
-_RECORDING: list[list[Path]] = []  # a list per `opened()` in progress
 _ENGINE_OWN_FILES = {"engine.json", "meta.json", ".managed.json"}  # not linked from a part
-
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if _RECORDING and event == "open" and isinstance(args[0], str | bytes | os.PathLike):
-        _RECORDING[-1].append(Path(os.fsdecode(args[0])).resolve())
-
-
-sys.addaudithook(_audit)  # audit hooks cannot be removed: it records inside `opened()` only
-
-
-@contextmanager
-def opened() -> Iterator[list[Path]]:
-    """The files opened meanwhile, once per opening."""
-    found: list[Path] = []
-    _RECORDING.append(found)
-    try:
-        yield found
-    finally:
-        _RECORDING.pop()
 
 
 def _edit_handbook(base: Path) -> None:

@@ -2,15 +2,11 @@
 for an answer's evidence, their files' chunks (`Index.adjacent`), never another collection's
 chunks; a scoped load maps its snapshot files instead of reading them whole.
 
-Which files are mapped is seen through Python's audit hook for `mmap.__new__`, not by patching
-the index."""
+Which files are mapped is seen through Python's audit hook for `mmap.__new__`
+(tests/retrieval/audited.py), not by patching the index."""
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from retrieval.chunks import Chunk
@@ -18,28 +14,8 @@ from retrieval.config import Config
 from retrieval.index import Index, index_root
 from retrieval.manifest import read_manifest
 from retrieval.scopes import ConversationKind, Scope, resolve_scope
+from tests.retrieval.audited import mapped
 from tests.retrieval.test_scoped_load import three_collections
-
-_RECORDING: list[list[Path]] = []  # a list per `mapped()` in progress
-
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if _RECORDING and event == "mmap.__new__" and isinstance(args[0], int) and args[0] >= 0:
-        _RECORDING[-1].append(Path(os.readlink(f"/proc/self/fd/{args[0]}")).resolve())
-
-
-sys.addaudithook(_audit)  # audit hooks cannot be removed: it records inside `mapped()` only
-
-
-@contextmanager
-def mapped() -> Iterator[list[Path]]:
-    """The files memory-mapped meanwhile."""
-    found: list[Path] = []
-    _RECORDING.append(found)
-    try:
-        yield found
-    finally:
-        _RECORDING.pop()
 
 
 def _scope(config: Config, channel: str) -> Scope:

@@ -8,6 +8,7 @@ what it adds to ("A `Client` also applies configuration ..." after "... reuses c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from retrieval.text import fold_word
 
@@ -21,6 +22,8 @@ def addition_problem(claim: Sequence[str], evidence: Sequence[str], *, follows: 
     said, quoted = _additions(claim), _additions(evidence)
     if follows or quoted or not said:
         return None
+    if set(said) == {_INCLUDING} and _gives_cases(evidence):
+        return None  # "errors, including resets" of "errors such as resets"
     return f"the claim adds {said[0]!r} to what the quoted evidence says"
 
 
@@ -37,3 +40,15 @@ def _additions(terms: Sequence[str]) -> list[str]:
         elif term == _TOO and not after:
             out.append(term)
     return out
+
+
+# How evidence gives cases of what it says, as a claim's "including" does: "such as",
+# "for example", "for instance", "e.g.".
+_CASES = frozenset(
+    (fold_word(a), fold_word(b))
+    for a, b in (("such", "as"), ("for", "example"), ("for", "instance"), ("e", "g"))
+)
+
+
+def _gives_cases(terms: Sequence[str]) -> bool:
+    return any(pair in _CASES for pair in pairwise(terms))

@@ -34,6 +34,15 @@ def test_a_claim_adding_a_case_its_quote_lacks_is_dropped() -> None:
         "The pool retries refused connections as well as resets.",
         "The pool retries refused connections and resets.",
     )
+    # "including" gives cases as the quote's "such as" or "e.g." does; "also" does not.
+    for cases in ("such as resets", "e.g. resets", "for example resets"):
+        kept(
+            "The pool retries connection errors, including resets.",
+            f"The pool retries connection errors, {cases}.",
+        )
+    assert dropped(
+        "The pool also retries resets.", "The pool retries connection errors, such as resets."
+    )
 
 
 def test_an_addition_to_an_earlier_kept_claim_of_the_same_item_is_kept() -> None:

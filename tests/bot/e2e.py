@@ -157,9 +157,9 @@ class ExplodingAnswerer:
 
 
 async def stored_reply(slack: FakeSlack, store: AnswerStore) -> str:
-    """The ts of docbot's first reply, once its answer is stored: the answer is saved just after
-    the post returns, and a reaction sent before that would find no answer (no person is that
-    quick, a test is)."""
+    """The ts of docbot's first reply, once its answer is found by it: the answer is stored
+    before the post but named as the reply's just after the post returns, and a reaction sent
+    before that would find no answer (no person is that quick, a test is)."""
     reply_ts = posted_ts((await slack.wait_for("chat.postMessage"))[0])
     await until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
     return reply_ts

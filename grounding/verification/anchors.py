@@ -8,7 +8,12 @@ import functools
 import re
 from collections.abc import Sequence
 
-from grounding.verification.numbers import canonical, compose
+from grounding.verification.numbers import (
+    IDENTIFIER_WITH_DIGITS,
+    canonical,
+    compose,
+    identifier_parts,
+)
 from retrieval.text import NEGATIONS, fold_word, nfkc
 from retrieval.text.words import CLAIM_STOPWORDS
 
@@ -23,7 +28,8 @@ _NONE_VALUE = re.compile(r"(?<=[^\s.!?:] )None\b|(?<=[`=(\[{,])None\b")
 # Words, ordinals in digits ("3rd"), whole numbers, and sentence ends (kept as "" so a window
 # never crosses a sentence).
 _TERM = re.compile(
-    r"\d+(?:st|nd|rd|th)\b|\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?|[.!?](?=\s|$)|\n\s*\n"
+    rf"{IDENTIFIER_WITH_DIGITS}|\d+(?:st|nd|rd|th)\b|\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?"
+    r"|[.!?](?=\s|$)|\n\s*\n"
 )
 
 
@@ -71,6 +77,9 @@ _POSITION_AFTER = frozenset(("the", "its", "their"))
 
 
 def _terms_of(token: str) -> tuple[str, ...]:
+    named = identifier_parts(token)
+    if named is not None:  # "http2": a word and a version, not the number 2
+        return tuple(part if part[0] == "_" else fold_word(part) for part in named)
     value = canonical(token)
     if value is not None:
         return (value,)

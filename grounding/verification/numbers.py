@@ -100,6 +100,37 @@ _SPANISH_HUNDREDS = MappingProxyType(
         **{w[:-2] + "as": 100 * n for n, w in enumerate(_SPANISH_HUNDREDS_TEXT.split(), start=2)},
     }
 )
+# A name with digits in it: `http2`, `utf8`, `base64`, `sha256`, `x86_64`, `Python3.11`, a
+# version joined to its name (`HTTP/2`, `UTF-8`), a migration's `0003_another_change`. Letters
+# (ASCII: Chinese "第3步" is a position) before the digits, or digits joined to a name by "_"
+# ("1_000" stays a thousand); digits before letters stay a quantity ("100ms", "3rd", "2xx").
+IDENTIFIER_WITH_DIGITS = (
+    r"(?:[A-Za-z][A-Za-z0-9_]*?\d[A-Za-z0-9_]*|\d+_[A-Za-z_][A-Za-z0-9_]*"
+    r"|[A-Za-z]+[-/]\d+(?![\d/-]))(?:\.\d+)*"
+)
+_NAMED = re.compile(IDENTIFIER_WITH_DIGITS)
+_NAME_PART = re.compile(r"\d+(?:\.\d+)*|[A-Za-z]+")
+# The mark of a name's digits as a term: "_2" of `http2` is no number ("two steps" finds no 2
+# in it), yet the claim's `HTTP/1.1` must be in the evidence, as `http1.1` or "HTTP 1.1".
+NAME_DIGITS = "_"
+
+
+def identifier_parts(token: str) -> tuple[str, ...] | None:
+    """A name with digits as its letter runs and its digit runs, each digit run marked by
+    NAME_DIGITS ("http2" is "http", "_2"; "0003_another_change" is "_3", "another", "change");
+    None for any other token."""
+    if _NAMED.fullmatch(token) is None:
+        return None
+    return tuple(
+        NAME_DIGITS + (canonical(part) or part) if part[0].isdigit() else part
+        for part in _NAME_PART.findall(token)
+    )
+
+
+def is_name_digits(term: str) -> bool:
+    return term.startswith(NAME_DIGITS) and term[1:2].isdigit()
+
+
 _WORD = re.compile(r"[^\W\d_]+")
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _DIGIT_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")

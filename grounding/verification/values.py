@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from grounding.verification.anchors import anchored, is_number
+from grounding.verification.numbers import is_name_digits
 from grounding.verification.quantities import converts
 from retrieval.text import fold_word
 
@@ -28,6 +29,11 @@ def number_problem(
     the same duration in other units), or (when `anchor`) not near the same words there.
     `listed` are counts the claim gives its own list (enumerations.py), checked item by item."""
     present = {t for t in evidence if is_number(t)}
+    for term in claim:
+        # A name's digits ("HTTP/1.1") are in the evidence in a name or alone ("HTTP 1.1"),
+        # but a name's digits in the evidence are no number of the claim's ("base64", 64).
+        if is_name_digits(term) and term not in evidence and term[1:] not in present:
+            return f"the version {term[1:]} of a name is not in the quoted evidence"
     for i, term in enumerate(claim):
         if not is_number(term) or term in listed:
             continue

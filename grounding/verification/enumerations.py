@@ -50,7 +50,8 @@ def self_counted(claim: str, quoted: str) -> frozenset[str]:
     for pattern in (_AFTER_COLON, _CODE_LIST):
         for match in pattern.finditer(claim):
             value = _value(match.group("count"))
-            if value is not None and len(list_items(match.group("items"))) == value:
+            items = list_items(match.group("items"))
+            if value is not None and len(items) == value and not _part_of_longer(items, quoted):
                 values.add(str(value))
     if not values:
         return frozenset()
@@ -100,3 +101,28 @@ def _other_counts(quoted: str, values: set[str]) -> set[str]:
     terms, spaced = spaced_terms(quoted)
     given = {value for j, value in counts(terms) if counted_words(terms, spaced, j)}
     return set(values) if given - values else set()
+
+
+_EDGE = "`'\" \t.:;()[]"
+
+
+def _part_of_longer(items: Sequence[str], quoted: str) -> bool:
+    """Every item of the claim's list is an item of a longer list a quoted line or sentence
+    gives: "one of two versions: `HTTP/1.1` or `HTTP/2`" of "HTTP/1.0, HTTP/1.1, or HTTP/2"
+    counts a part of the list, not the list."""
+    wanted = [item.strip(_EDGE).casefold() for item in items]
+    for line in re.split(r"\n|(?<=[.!?])\s+", quoted):
+        listed = [part.casefold() for part in list_items(line)]
+        if len(listed) > len(wanted) and all(
+            any(_holds(part, item) for part in listed) for item in wanted
+        ):
+            return True
+    return False
+
+
+def _holds(part: str, item: str) -> bool:
+    """`item` is the whole of list part `part`, or its last words ("print(x)  # "HTTP/1.0"")."""
+    core = part.strip(_EDGE)
+    if not item or not core.endswith(item):
+        return False
+    return not core[: -len(item)][-1:].isalnum()

@@ -1,4 +1,4 @@
-"""Pickling the index's large files (collection snapshots, token stores) quickly.
+"""Pickling the index's large files (collection snapshots' headers and chunks) quickly.
 
 A snapshot unpickles into several objects per chunk, every one of which lives on, and pickling
 one makes a tuple per chunk. Meanwhile the cyclic garbage collector runs again and again (it

@@ -1,6 +1,7 @@
 """The container of the index's files of records (retrieval/vectors_file.py: a row per chunk's
-vector; retrieval/snapshot_file.py: a record per chunk) and how a file that is not one, whole
-and of this version, is refused:
+vector; retrieval/snapshot_file.py: a record per chunk; retrieval/token_store.py: a record per
+file's tokens; retrieval/query_tokens.py: a record per table) and how a file that is not one,
+whole and of this version, is refused:
 
     MAGIC | fields (u64s) | zeros to `Layout.padded` | meta | offsets ((count + 1) x u64, only
           if records differ in length) | checksums (count x `Checksum.size` bytes)

@@ -7,19 +7,28 @@ what it adds to ("A `Client` also applies configuration ..." after "... reuses c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
 from retrieval.text import fold_word
 
 _ALSO, _TOO, _AS, _WELL = (fold_word(w) for w in ("also", "too", "as", "well"))
-_INCLUDING = fold_word("including")  # "include", "includes" and "included" fold the same way
+# "include", "includes" and "included" fold as "including" does, but only "including" adds a
+# case: "The response includes the headers" says what "The response has the headers" says.
+_INCLUDING = fold_word("including")
+_INCLUDING_WORD = re.compile(r"\bincluding\b", re.IGNORECASE)
 
 
-def addition_problem(claim: Sequence[str], evidence: Sequence[str], *, follows: bool) -> str | None:
+def addition_problem(
+    claim: Sequence[str], evidence: Sequence[str], *, written: str, follows: bool
+) -> str | None:
     """The claim's word of addition when its evidence has none and no earlier kept claim
-    (`follows`) is what it adds to."""
+    (`follows`) is what it adds to. `written` is the claim as written: whether a folded
+    "including" is that word and not the verb "include"."""
     said, quoted = _additions(claim), _additions(evidence)
+    if _INCLUDING_WORD.search(written) is None:
+        said = [term for term in said if term != _INCLUDING]
     if follows or quoted or not said:
         return None
     if set(said) == {_INCLUDING} and _gives_cases(evidence):

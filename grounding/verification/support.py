@@ -210,7 +210,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         problem = rule(said, quoted)
         if problem is not None:
             return problem
-    problem = addition_problem(said, quoted, follows=bool(support.stated))
+    problem = addition_problem(said, quoted, written=claim, follows=bool(support.stated))
     if problem is not None:
         return problem
     blocks = [terms(_prose(block)) for block in support.quoted.split("\n\n")]

@@ -45,6 +45,15 @@ def test_a_claim_adding_a_case_its_quote_lacks_is_dropped() -> None:
     )
 
 
+def test_the_verb_include_adds_no_case() -> None:
+    # "includes" folds as "including" does, but says what "has" or "holds" says.
+    kept("The reply includes the status code.", "The reply holds the status code.")
+    kept("The included headers are sent with the reply.", "The headers are sent with the reply.")
+    assert "adds" in dropped(
+        "The reply holds every header, including the cookies.", "The reply holds every header."
+    )
+
+
 def test_an_addition_to_an_earlier_kept_claim_of_the_same_item_is_kept() -> None:
     packet = one_item_packet("Clients pool their connections.\n\nClients send shared headers.")
     alone = verify_quoting(

@@ -18,7 +18,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from bot.events import Turn
 from bot.render import Message, mrkdwn, post_kwargs
 from bot.render.commands import not_a_member, reply_unconfirmed
-from bot.store import UNPOSTED, AnswerRecord
+from bot.store import AnswerRecord, staged_reply_ts
 from bot.webapi import (
     SLACK_CALL_ERRORS,
     maybe_done,
@@ -153,8 +153,8 @@ async def _post_ephemeral(client: AsyncWebClient, turn: Turn, message: Message) 
 
 def unposted(turn: Turn) -> str:
     """The reply_ts of an answer whose reply is not in Slack (or may not be, for a private one
-    that must not be sent twice): the store's UNPOSTED marker, unique per question."""
-    return f"{UNPOSTED}{turn.ts}"
+    that must not be sent twice): its question's staged marker, unique per question."""
+    return staged_reply_ts(turn.ts)
 
 
 async def _respond(response_url: str, message: Message) -> None:

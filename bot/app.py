@@ -30,6 +30,7 @@ from bot.settings import Settings
 from bot.store import AnswerStore
 from bot.teams import served_teams
 from bot.webapi import ObservedWebClient
+from grounding.deadline import Clock, SystemClock
 from retrieval.config import Config
 
 __all__ = [
@@ -108,6 +109,7 @@ def build_app(
     resumer: Resumer | None = None,
     metrics: Metrics | None = None,
     readiness: Readiness | None = None,
+    clock: Clock | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
@@ -115,7 +117,8 @@ def build_app(
     the first request. Socket Mode connections are authenticated by the app token instead.
     With `reload`, docbot.yml and the index are read again whenever they change (bot/live.py);
     without it, `config` and `answerer` serve until the process ends. `metrics` counts what
-    /metrics shows, `readiness` answers /readyz (bot/serve.py serves both).
+    /metrics shows, `readiness` answers /readyz (bot/serve.py serves both). `clock` times the
+    waits on Slack a lease bounds (tests pass a fake one; the system clock otherwise).
     """
     settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
     signing_secret = "" if settings.socket_mode else settings.signing_secret()
@@ -136,9 +139,9 @@ def build_app(
     _filter_bolt_logs(VERIFICATION_LOGGER)
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
     runtime = LiveRuntime(Live(config, answerer, policy), reload)
-    deps = ListenerDeps(
-        runtime=runtime, store=store, in_flight=in_flight or InFlight(), metrics=metrics
-    )
+    in_flight = in_flight or InFlight()
+    clock = clock or SystemClock()
+    deps = ListenerDeps(runtime, store, in_flight=in_flight, metrics=metrics, clock=clock)
     metrics.count_in_flight(deps.in_flight.pending)
     if readiness is not None:
         readiness.bind(deps)

@@ -14,6 +14,7 @@ from bot.live import LiveRuntime
 from bot.metrics import Metrics
 from bot.refusals import Refusals
 from bot.store import AnswerStore
+from grounding.deadline import Clock, SystemClock
 
 # What a delivery refused during shutdown is answered (HTTP status; in Socket Mode, no ack), so
 # that Slack delivers it again.
@@ -78,6 +79,8 @@ class ListenerDeps:
     runtime: LiveRuntime  # the config, answerer and policy of the moment (reloaded on change)
     store: AnswerStore
     now: Callable[[], datetime] = _utc_now
+    # Times the waits on Slack a lease bounds (bot/escalation.py); tests pass a fake one.
+    clock: Clock = field(default_factory=SystemClock)
     in_flight: InFlight = field(default_factory=InFlight)
     owner: str = field(default_factory=process_owner)  # this process, as the claims' owner
     renew_every: float = RENEW_EVERY_SECONDS

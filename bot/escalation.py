@@ -143,7 +143,7 @@ async def _post_note(
     posting, so a note that never arrived is not lost without anyone knowing."""
     assert record.id is not None
     try:
-        async with asyncio.timeout(lease * HOLD_SHARE):
+        async with deps.clock.timeout(lease * HOLD_SHARE):
             posted = await post_once(
                 client, lambda: posted_note(client, record),
                 f"the escalation of answer {record.id}", channel=record.channel,

@@ -27,6 +27,7 @@ from bot.render.feedback import (
 from bot.resume import Resumer
 from bot.store import AnswerStore
 from grounding.answer import Answer
+from grounding.deadline import Clock
 from retrieval.config import Config
 from retrieval.scopes import Scope
 from tests.bot import payloads
@@ -47,14 +48,17 @@ Scenario = Callable[[FakeSlack, RunningApp], Awaitable[None]]
 
 def run(
     config: Config, answerer: Answerer, store: AnswerStore, scenario: Scenario,
-    *, resumer: Resumer | None = None,
+    *, resumer: Resumer | None = None, clock: Clock | None = None,
 ) -> None:  # fmt: skip
-    """`scenario` against the app (with `resumer`, when the test sweeps) and the fake Slack."""
+    """`scenario` against the app (with `resumer`, when the test sweeps; `clock`, to time its
+    waits on Slack) and the fake Slack."""
 
     async def main() -> None:
         async with (
             fake_slack() as slack,
-            running_app(with_channels(slack), config, answerer, store, resumer=resumer) as app,
+            running_app(
+                with_channels(slack), config, answerer, store, resumer=resumer, clock=clock
+            ) as app,
         ):
             await scenario(slack, app)
 

@@ -29,6 +29,7 @@ from bot.resume import Resumer
 from bot.serve import http_app
 from bot.settings import Settings
 from bot.store import AnswerStore
+from grounding.deadline import Clock
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import PAYMENTS_CHANNEL, TEAM
@@ -190,12 +191,13 @@ async def running_app(
     slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore,
     *, reload: Reload | None = None, in_flight: InFlight | None = None,
     resumer: Resumer | None = None, metrics: Metrics | None = None,
-    readiness: Readiness | None = None,
+    readiness: Readiness | None = None, clock: Clock | None = None,
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them;
     `in_flight` lets a test wait until every handler has finished (its drain). The Web API
     client's retries do not sleep: `RunningApp.waits` records what they asked for. With
-    `metrics` / `readiness`, /metrics and /readyz are served beside /slack/events."""
+    `metrics` / `readiness`, /metrics and /readyz are served beside /slack/events; `clock`
+    times the waits on Slack a lease bounds."""
     in_flight = in_flight or InFlight()
     retry, waits = instant_retries()
     app = build_app(
@@ -209,6 +211,7 @@ async def running_app(
         resumer=resumer,
         metrics=metrics,
         readiness=readiness,
+        clock=clock,
     )
     endpoints = http_app(app, SIGNING_SECRET, readiness=readiness, metrics=metrics)
     runner = web.AppRunner(endpoints, access_log=None)

@@ -22,6 +22,7 @@ from tests.bot.harness import ASKER, GENERAL, RunningApp
 from tests.bot.store.conftest import Backend, FakeClock
 from tests.bot.test_e2e_escalation import TEAMMATE, _not_found_reply, _press, _with_owners
 from tests.bot.test_e2e_escalation_lost_answer import THREAD, _notes_in, _said
+from tests.grounding import fake_clock
 
 DEAD = "U0DEADPRESS"  # who pressed in the process that was killed
 
@@ -115,8 +116,10 @@ def test_app_a_post_slack_does_not_answer_within_half_the_lease_is_given_up_on(
 ) -> None:
     """A live holder stops waiting on Slack before its lease could lapse (a later press could
     then take the claim over while the post is still in flight): it keeps the claim, unsure,
-    and says so; the next press looks first."""
+    and says so; the next press looks first. The wait is timed on a fake clock the test moves
+    on, not in real time."""
     config, answerer = indexed
+    clock = fake_clock.FakeClock()
     feedback = config.feedback.model_copy(update={"escalation_lease_seconds": 1.0})
     config = _with_owners(config).model_copy(update={"feedback": feedback})
 
@@ -124,7 +127,12 @@ def test_app_a_post_slack_does_not_answer_within_half_the_lease_is_given_up_on(
         reply_ts = await _not_found_reply(slack, app, GENERAL)
         await until(lambda: store.find_answer(TEAM, GENERAL, reply_ts) is not None)
         gate = slack.hold("chat.postMessage")
+        posts = len(slack.calls_to("chat.postMessage"))
         await app.interact(_press(GENERAL, reply_ts, ASKER))
+        await slack.wait_for("chat.postMessage", posts + 1)  # the note's post, unanswered
+        (expires,) = clock.deadlines()
+        assert expires - clock.now() == 0.5  # half the lease
+        clock.advance(0.5)
         (unconfirmed,) = await slack.wait_for("chat.postEphemeral")
         assert "did not confirm" in str(unconfirmed.params["text"])
         await app.settle()
@@ -138,4 +146,4 @@ def test_app_a_post_slack_does_not_answer_within_half_the_lease_is_given_up_on(
         assert ("already asked" in second) if posted else second.startswith("Done")
         gate.set()  # lets the fake finish the request the app gave up on
 
-    run(config, answerer, store, scenario)
+    run(config, answerer, store, scenario, clock=clock)

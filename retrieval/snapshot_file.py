@@ -119,10 +119,9 @@ def decode_lazily(data: ReadableBuffer, where: str, fix: str) -> CollectionSnaps
     unchanged collection's chunks are never built, and `write` copies an unchanged file's
     records into the collection's next file as they are."""
     stored = StoredSnapshot(data, where, fix, verified=True)
-    starts = itertools.accumulate(stored.counts, initial=0)  # one more than the files: the end
     files = tuple(
-        dataclasses.replace(record, chunks=StoredChunks(stored, start, count))
-        for record, start, count in zip(stored.snapshot.files, starts, stored.counts, strict=False)
+        dataclasses.replace(record, chunks=StoredChunks(stored, start, end - start))
+        for record, (start, end) in zip(stored.files, stored.spans(), strict=False)
     )
     return dataclasses.replace(stored.snapshot, files=files)
 
@@ -176,16 +175,17 @@ class StoredSnapshot:
         """The files, without their chunks (`counts` has how many each has)."""
         return self.snapshot.files
 
+    def spans(self) -> list[tuple[int, int]]:
+        """Each file's chunks' first and end positions, in `files` order (from the header: no
+        chunk is read)."""
+        return list(itertools.pairwise(itertools.accumulate(self.counts, initial=0)))
+
     def file_span(self, path: str) -> tuple[int, int] | None:
         """The first and end positions of the chunks of the file at `path`, None if there is
         none (from the header: no chunk is read)."""
         with self._lock:
             if self._spans is None:
-                starts = itertools.accumulate(self.counts, initial=0)
-                self._spans = {
-                    record.path: (start, start + count)
-                    for record, start, count in zip(self.files, starts, self.counts, strict=False)
-                }
+                self._spans = dict(zip((r.path for r in self.files), self.spans(), strict=False))
             return self._spans.get(path)
 
     def chunk(self, position: int) -> Chunk:

@@ -112,6 +112,10 @@ _ENDS = tuple(
     )
 )
 _POSITION = {"1st": fold_word("first")}  # "the first file" is read as a position
+# One end said for the other turns the order around only in its place, by the same word on the
+# same side ("the last file" of "the first file", "lower precedence" of "higher precedence"):
+# elsewhere it is a word of its own sentence ("add hosts later" of "First, configure the
+# host"; "at least one backend" of "most projects list one backend").
 
 
 def reversed_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
@@ -127,7 +131,25 @@ def reversed_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | Non
             if (said.index(a) < said.index(b)) != (quoted.index(a) < quoted.index(b)):
                 turns, turned = turns + 1, f"{a} ... {b}"
         elif len(in_claim) == 1 and len(in_quote) == 1 and in_claim != in_quote:
-            turns, turned = turns + 1, f"{next(iter(in_claim))}"
+            end, other = next(iter(in_claim)), next(iter(in_quote))
+            if _sides(said, end) & _sides(quoted, other):
+                turns, turned = turns + 1, end
     if turns % 2:
         return f"the claim turns around the order its quotes give ({turned})"
     return None
+
+
+def _sides(terms: Sequence[str], word: str) -> set[tuple[int, str]]:
+    """The content word right before (-1) and right after (1) each `word` of `terms`, in its
+    sentence."""
+    out: set[tuple[int, str]] = set()
+    for i, term in enumerate(terms):
+        if term != word:
+            continue
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(terms) and terms[j] and not is_content(terms[j]):
+                j += step
+            if 0 <= j < len(terms) and terms[j]:
+                out.add((step, terms[j]))
+    return out

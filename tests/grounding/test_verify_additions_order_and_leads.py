@@ -132,3 +132,19 @@ def test_an_order_turned_around_once_is_dropped_twice_is_kept() -> None:
     archive = "The first file in an archive is used."
     assert "turns around" in dropped("The last file in an archive is used.", archive)
     kept("Only the first file in an archive is used.", archive)
+
+
+def test_an_end_said_out_of_its_quotes_place_turns_nothing_around() -> None:
+    # One end for the other counts only by the same word on the same side ("last file" of
+    # "first file"); elsewhere "later", "least" or "first" is a word of its own sentence.
+    kept(
+        "Models can be imported later, once the registry has run its setup.",
+        "Run the registry's setup first, before importing models.",
+    )
+    kept(
+        "At least one backend must be listed in the settings.",
+        "Most projects list one backend in the settings, and one must be listed.",
+    )
+    assert "turns around" in dropped(
+        "Paths listed later have higher precedence.", "Paths listed first have higher precedence."
+    )

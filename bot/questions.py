@@ -207,11 +207,12 @@ async def _reply(
 ) -> str | None:  # fmt: skip
     """Store the answer, post, mark the answer posted, then the claim done; the reply's ts.
 
-    The answer is stored (staged) before the post, so a reaction or a button on the reply finds
-    it however soon it comes, and a run killed just after posting leaves it for the run taking
-    the question over to mark (claim_turn). A failed post leaves the claim open (released on
-    exit) so a redelivery tries again; the answer stays stored, unposted. So does a post whose
-    answer could not be marked: its next owner finds the reply and marks it."""
+    The answer is stored (staged) before the post, so a run killed just after posting leaves it
+    for the run taking the question over to mark (claim_turn); until it is marked (just after
+    Slack answers the post) a reaction or a button on the reply finds no answer. A failed post
+    leaves the claim open (released on exit) so a redelivery tries again; the answer stays
+    stored, unposted. So does a post whose answer could not be marked: its next owner finds the
+    reply and marks it."""
     if not await lease.begin_post():
         return None
     staged = answer is not None and await _stage(deps, turn, answer)

@@ -226,9 +226,9 @@ class AnswerLog(Protocol):
         ...
 
     def stage_answer(self, record: AnswerRecord) -> int:
-        """Store the answer to a reply before the reply is posted, so that a reaction or a
-        button on the reply, however soon, and a run taking over from one killed just after
-        posting it, always find it. `record.reply_ts` is its question's marker
+        """Store the answer to a reply before the reply is posted, so that a run taking over
+        from one killed just after posting it finds it, and marks it posted; a reaction or a
+        button finds it from then on, as after any mark. `record.reply_ts` is its question's marker
         (`staged_reply_ts`) until `mark_posted` names the reply. An answer staged earlier for
         the same question and never posted (its run died first, or its post failed) is
         replaced, keeping its id: the run answering again holds the question's claim. Its id."""

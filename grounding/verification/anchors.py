@@ -174,6 +174,19 @@ def _same(term: str, other: str) -> bool:
 STOPWORDS_FOLDED = frozenset(fold_word(w) for w in CLAIM_STOPWORDS) - NEGATIONS
 
 
+def content_after(
+    terms: Sequence[str], i: int, limit: int, stop: frozenset[str] = frozenset()
+) -> list[str]:
+    """Up to `limit` content words after term `i`, in its sentence and before any `stop` word."""
+    out: list[str] = []
+    for term in terms[i + 1 :]:
+        if not term or term in stop or len(out) == limit:
+            break
+        if is_content(term):
+            out.append(term)
+    return out
+
+
 def is_content(term: str) -> bool:
     """A content word: a word of two letters or more that is not one of the verifier's
     stopwords (a negation counts: STOPWORDS_FOLDED leaves the negations out)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grounding.verification.anchors import anchored, is_content, sentence_window
+from grounding.verification.anchors import anchored, content_after, is_content, sentence_window
 from retrieval.text import NEGATIONS, fold_word
 
 # Verb pairs whose one member denies the other. Set by hand, not fit; "before"/"after" and
@@ -86,13 +86,7 @@ def _overlap(said: set[str], evidence: Sequence[str], word: str) -> int:
 def _governed(terms: Sequence[str], i: int) -> list[str]:
     """The content words after term `i`, up to _GOVERNED, the sentence's end or the next
     "after" or "before"."""
-    out: list[str] = []
-    for term in terms[i + 1 :]:
-        if not term or term in _ORDER or len(out) == _GOVERNED:
-            break
-        if is_content(term):
-            out.append(term)
-    return out
+    return content_after(terms, i, _GOVERNED, frozenset(_ORDER))
 
 
 # Opposite ends of an order or a scale. A claim may say an order the other way round ("the ones

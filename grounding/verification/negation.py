@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grounding.verification.anchors import anchored, is_content, sentence_window
+from grounding.verification.anchors import anchored, content_after, is_content, sentence_window
 from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, fold_word
 
@@ -54,24 +54,13 @@ def _contrasted(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
     _CONTRAST_SPAN content words after it all follow one contrast word closely (its NEGATION_WINDOW
     content words), in its sentence. "should not be passed on client instantiation" is no
     such denial of "passed on client instantiation, rather than passed to the request"."""
-    denied = _content_after(claim, i, _CONTRAST_SPAN)
+    denied = content_after(claim, i, _CONTRAST_SPAN)
     if not denied:
         return False
     return any(
-        term in _CONTRASTS and set(denied) <= set(_content_after(evidence, j, NEGATION_WINDOW))
+        term in _CONTRASTS and set(denied) <= set(content_after(evidence, j, NEGATION_WINDOW))
         for j, term in enumerate(evidence)
     )
-
-
-def _content_after(terms: Sequence[str], i: int, limit: int) -> list[str]:
-    """Up to `limit` content words after term `i`, in its sentence."""
-    out: list[str] = []
-    for term in terms[i + 1 :]:
-        if not term or len(out) == limit:
-            break
-        if is_content(term):
-            out.append(term)
-    return out
 
 
 def _in_condition(claim: Sequence[str], i: int) -> bool:

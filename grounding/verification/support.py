@@ -136,11 +136,17 @@ def _covered(claim: str, quoted: str) -> str:
     return _DEFAULT_CONDITION.sub("", claim, count=1)
 
 
+def _unmarked(text: str) -> str:
+    """`text` with its links read as their text, URLs blanked and a leading "No:" or "Yes,"
+    answering the question left out."""
+    return _ANSWER_MARKER.sub("", without_urls(without_links(text)))
+
+
 def _prose(text: str) -> str:
     """The words a claim or its evidence says: links read as their text, URLs blanked (each is
     an exact token, checked whole), and a leading "No:" or "Yes," answering the question, or the
     "Not" of a "Not ...:" whose negation the rest of the claim states."""
-    text = _ANSWER_MARKER.sub("", without_urls(without_links(text)))
+    text = _unmarked(text)
     lead = _NOT_LEAD.match(text)
     if lead is not None and NEGATIONS & set(terms(text[lead.end() :])):
         return text[lead.start("lead") :]
@@ -150,7 +156,7 @@ def _prose(text: str) -> str:
 def _lead_denial(claim: str) -> tuple[str, ...]:
     """The words of a leading "Not ...:" that _prose leaves out, when they are what it denies
     ("Not thread-safe: ..."), which the evidence must not state plainly."""
-    text = _ANSWER_MARKER.sub("", without_urls(without_links(claim)))
+    text = _unmarked(claim)
     lead = _NOT_LEAD.match(text)
     if lead is None or _prose(claim) == text:
         return ()
@@ -229,7 +235,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     if stated is not None:
         return f"the claim's lead denies {stated!r}, which the quoted evidence states"
     # The "Not" of a "Not ...:" lead denies the lead's words: it keeps a negation of the quote.
-    denying = terms(_ANSWER_MARKER.sub("", without_urls(without_links(claim))))
+    denying = terms(_unmarked(claim))
     for clause in support.clauses:
         negated = dropped_negation(denying, terms(clause))
         if negated is not None:

@@ -211,8 +211,14 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
         return None
-    rules = (value_problem, default_problem, unit_problem, opposite_problem, order_problem)
-    for rule in (*rules, reversed_problem):
+    for rule in (
+        value_problem,
+        default_problem,
+        unit_problem,
+        opposite_problem,
+        order_problem,
+        reversed_problem,
+    ):
         problem = rule(said, quoted)
         if problem is not None:
             return problem

@@ -34,6 +34,10 @@ _LINK_INSIDE = (
     "symbolic link: not followed (its target inside the folder is indexed as itself, if "
     "included), so a link cannot carry an excluded or private file into this collection"
 )
+_NAME_NOT_UTF8 = (
+    "its name is not valid UTF-8, so no link or citation could name it: rename it in UTF-8 to "
+    "index it"
+)
 # Flags that only POSIX has; elsewhere 0 (a FIFO in a collection is a POSIX thing anyway).
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
@@ -95,6 +99,20 @@ def find_files(collection: CollectionConfig) -> FoundFiles:
     return FoundFiles(tuple(sorted(found)), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
+def _utf8(name: str) -> bool:
+    """Whether a name from os.walk was valid UTF-8 (undecodable bytes come as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(path: str) -> str:
+    """A path with undecodable bytes written as \\xNN escapes, fit for reports and JSON."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _walk(
     root: Path,
     on_error: Callable[[OSError], None],
@@ -104,8 +122,10 @@ def _walk(
     go to `on_skip` as (path, reason)."""
     real_root = root.resolve()
     for folder, dirs, files in os.walk(root, onerror=on_error, followlinks=False):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder)
+        for name in [d for d in dirs if not d.startswith(".") and not _utf8(d)]:
+            on_skip((_shown((base / name).relative_to(root).as_posix()) + "/", _NAME_NOT_UTF8))
+        dirs[:] = [d for d in dirs if not d.startswith(".") and _utf8(d)]
         for name in dirs:
             if _is_link(base / name):  # os.walk does not enter it (followlinks=False)
                 on_skip(((base / name).relative_to(root).as_posix() + "/", _NOT_FOLLOWED))
@@ -113,6 +133,9 @@ def _walk(
             if name.startswith("."):
                 continue
             path = base / name
+            if not _utf8(name):  # os.walk gives such bytes as lone surrogates
+                on_skip((_shown(path.relative_to(root).as_posix()), _NAME_NOT_UTF8))
+                continue
             if _is_link(path):
                 reason = _link_reason(path, real_root)
                 if reason:

@@ -34,16 +34,31 @@ def number_problem(
         # but a name's digits in the evidence are no number of the claim's ("base64", 64).
         if is_name_digits(term) and term not in evidence and term[1:] not in present:
             return f"the version {term[1:]} of a name is not in the quoted evidence"
+    named = _named_numbers(evidence)
     for i, term in enumerate(claim):
         if not is_number(term) or term in listed:
             continue
         if term not in present and converts(claim, i, evidence):
             continue
+        if term not in present and i > 0 and (claim[i - 1], term) in named:
+            continue  # "HTTP 2" of `HTTP/2`: the name anchors it
         if term not in present:
             return f"the number {term} is not in the quoted evidence"
         if anchor and not anchored(claim, i, evidence, NUMBER_WINDOW):
             return f"{term!r} is not near the same words in the quoted evidence"
     return None
+
+
+def _named_numbers(evidence: Sequence[str]) -> set[tuple[str, str]]:
+    """A name's digits in the evidence, each with the term before them: the claim may write
+    the number apart from the same word ("HTTP 2" of `HTTP/2`, "Python 3.11" of `python3.11`,
+    "the migration 0003" of "the migration `0003_rename`"), never after another ("64 lines" of
+    "writes `base64`")."""
+    return {
+        (evidence[j - 1], term[1:])
+        for j, term in enumerate(evidence)
+        if j > 0 and is_name_digits(term)
+    }
 
 
 def value_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:

@@ -47,3 +47,15 @@ def test_names_with_digits_read_as_words_and_marked_digits() -> None:
     # Digits before letters stay a quantity, and Chinese numerals keep their digits.
     assert "100" in terms("a 100ms timeout") and "3rd" in terms("the 3rd step")
     assert "3" in terms("第3步")
+
+
+def test_a_names_digits_written_apart_from_the_same_word_are_its_number() -> None:
+    assert verify_quoting(
+        ENCODER, "Requests go out over HTTP 2 when a server supports it.", HTTP
+    ).claims
+    assert verify_quoting(ENCODER, "Each worker runs the stage 3 hook once.", HOOK).claims
+    assert verify_quoting(
+        ENCODER, "Then the migration 0003 is applied, after the hook.", HOOK
+    ).claims
+    # Not after another word: `base64` is still no 64 of "64 lines".
+    assert not verify_quoting(ENCODER, "The encoder writes 64 lines to the log.", WRITES).claims

@@ -41,12 +41,12 @@ from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import (
     GENERAL,
     SIGNING_SECRET,
-    free_port,
     mention,
     post_event,
     with_channels,
 )
 from tests.grounding.fake_openai import FakeOpenAI, answer, hang, raw_body, slow
+from tests.ports import free_port
 
 QUESTIONS = (
     "how do I roll back a deploy?",

@@ -40,7 +40,8 @@ from retrieval.config import load_config
 from retrieval.index import build_index
 from tests.bot.conftest import write_config
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import GENERAL, free_port, mention, post_event, with_channels
+from tests.bot.harness import GENERAL, mention, post_event, with_channels
+from tests.ports import free_port
 from tests.postgres_server import PostgresServer, private_server
 
 ANSWER_SECONDS = 180.0  # for every mention to be answered once the burst is over

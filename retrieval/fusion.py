@@ -12,7 +12,7 @@ telling is the job of the gate before the generator (grounding/gate.py: no quest
 the hits) and of the reader, which judge the packet, not of fusion, which only ranks.
 Weighted score fusion and reciprocal rank fusion (`reciprocal_rank`) are compared, and the
 weight fit, on a training split by benchmarks/dense_fusion.py (numbers and splits in
-docs/performance.md).
+docs/performance-retrieval.md).
 
 Several queries for one question (the query rewrite, grounding/rewrite.py) are fused here too:
 `fuse_queries`, reciprocal rank fusion of their hit lists from the same scope. It fuses by
@@ -35,7 +35,7 @@ Ranked = list[tuple[int, float]]  # (position in the scope's set, score), best f
 # The weight on dense scores, and how many of each side's best take part: fit by
 # benchmarks/dense_fusion.py (best mean MRR@10 of SQuAD v1.1 dev's training articles among
 # Django and Python docs distractors, and the development sets' train split; grid 0..1 by
-# 0.05, depths 20/50/100). Held-out results in docs/performance.md.
+# 0.05, depths 20/50/100). Held-out results in docs/performance-retrieval.md.
 DENSE_WEIGHT = 0.35
 DEPTH = 20
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al.)

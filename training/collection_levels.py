@@ -1,7 +1,7 @@
 """Would one answerer scale across collections help? Measured on the train split, no labels used
 by the correction.
 
-Each corpus's answerer probabilities sit at their own level (docs/performance.md, h8's
+Each corpus's answerer probabilities sit at their own level (docs/performance-answerer.md, h8's
 diagnosis), and one pooled threshold then refuses the answerable questions of the corpora whose
 level is low. A deployed docbot has no labelled questions for a team's collection, so a
 correction must come from the collection itself. This script computes one such correction and

@@ -60,7 +60,7 @@ class Setting:
 
 
 # The answer: defaults first (what the reader read before this sweep). Every setting here was
-# run; the figures and the choice are in docs/performance.md "The reader's packet (h5)".
+# run; the figures and the choice are in docs/performance-answerer.md "The reader's packet (h5)".
 GRID: dict[str, Setting] = {
     "base": Setting(PacketSize(3000, 2, 12)),
     "t6000": Setting(PacketSize(6000, 2, 12)),

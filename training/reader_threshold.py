@@ -51,7 +51,7 @@ def pick_threshold(
     `right`: answered, this question's claims would hold its answer; `covered`: the docs answer
     it. Below the floor a threshold scores by how much it refuses (refused - 1 < 0), so the
     most refusing one wins when none reaches it. The sum answered right + uncovered refused,
-    the rule before, traded answers for refusals far beyond the floor (docs/performance.md,
+    the rule before, traded answers for refusals far beyond the floor (docs/performance-answerer.md,
     "The answerer: rare words missing around the best unit")."""
     n_cov = max(sum(covered), 1)
     n_unc = max(len(covered) - sum(covered), 1)

@@ -31,7 +31,7 @@ INSUFFICIENT_MESSAGE = (
 # refits the reader on each setting's packets and scores the train split: wider packets hold the
 # gold more often but the reader answers fewer right; 3 chunks per file scored best on train
 # (+4) but not on test (equal) and turned a demo answer wrong, so it reads what a model is sent
-# (docs/performance.md "The reader's packet (h5)"): the `answer:` defaults.
+# (docs/performance-answerer.md "The reader's packet (h5)"): the `answer:` defaults.
 _ANSWER_DEFAULTS = AnswerConfig()
 PACKET_SIZE = PacketSize(
     evidence_tokens=_ANSWER_DEFAULTS.evidence_tokens,

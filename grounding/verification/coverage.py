@@ -15,9 +15,9 @@ from retrieval.text import CLAIM_WORDS, EVIDENCE_WORDS, SnowballStemmer, fold_wo
 # Share of a claim's content words (distinct, stopwords dropped) that must occur in the sentences
 # its quotes stand in, and in its cited items whole. Fit together by benchmarks/verifier_fit.py
 # on the model answers' train split (best balanced accuracy of faithful kept and unfaithful
-# dropped by kind, the middle of its plateau; docs/performance.md, "Model answers"). Lower than
-# the 0.7 of whole chunks this rule used to take: the quoted sentences are far shorter than a
-# chunk, and a paraphrase brings its own words ("you", "instead", "pass").
+# dropped by kind, the middle of its plateau; docs/performance-verifier.md, "Model answers").
+# Lower than the 0.7 of whole chunks this rule used to take: the quoted sentences are far
+# shorter than a chunk, and a paraphrase brings its own words ("you", "instead", "pass").
 SUPPORT_THRESHOLD = 0.45
 CITED_THRESHOLD = 0.40
 

@@ -19,7 +19,8 @@ while who whom whose why will with within without would you your yours
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # Search drops only the commonest function words, which costs no recall and shortens the posting
-# lists a query walks (most of tantivy's latency at 100k, docs/performance.md). It keeps these:
+# lists a query walks (most of tantivy's latency at 100k, docs/performance-retrieval.md). It keeps
+# these:
 # dropping them too measured worse on SQuAD v1.1 dev with bm25 (recall@1 0.780 -> 0.778,
 # recall@5 0.933 -> 0.932), so prepositions, quantifiers and negations ("before", "only", "not")
 # still tell questions apart.

@@ -29,7 +29,7 @@ HTTPX_DOCS = SHARED / "corpora" / "httpx-docs"
 QUESTIONS = Path(__file__).with_name("httpx_questions.jsonl")
 
 # Floors, not targets: benchmarks/answer_quality.py prints the measured rates, which sit above
-# these (docs/performance.md, "Grounded answers"). A drop below them is a regression.
+# these (docs/performance-answers.md, "Grounded answers"). A drop below them is a regression.
 ANSWERED_FLOOR = 0.80
 REFUSED_FLOOR = 0.75
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from training.packet_sweep import GRID, chosen
 
-# The sweep's figures on the 253-question train split (docs/performance.md "The reader's packet
-# (h5)"): answered right of 176, uncovered refused of 77, gold in packet.
+# The sweep's figures on the 253-question train split (docs/performance-answerer.md "The
+# reader's packet (h5)"): answered right of 176, uncovered refused of 77, gold in packet.
 MEASURED = {
     "base": (75, 66, 139),
     "f3": (79, 65, 143),

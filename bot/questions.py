@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -285,39 +286,37 @@ async def _stage(deps: ListenerDeps, turn: Turn, answer: Answer) -> bool:
     """Store the answer under its question's marker (no Slack ts equals it, so nothing finds it
     as a reply until it is marked posted); kept even when the post then fails, as evidence of
     what happened. False when the store failed (logged): the reply is posted all the same."""
-    try:
-        await asyncio.to_thread(
-            deps.store.stage_answer, _record(deps, turn, answer, unposted(turn))
-        )
-    except StoreUnavailable:
-        return False  # the store logs its outage once
-    except Exception:
-        log.exception("storing the answer to event %s failed", turn.event_id)
-        return False
-    return True
+    record = _record(deps, turn, answer, unposted(turn))
+    return await _stored(turn, "storing the answer", deps.store.stage_answer, record)
 
 
 async def _mark_posted(store: AnswerStore, turn: Turn, reply_ts: str) -> bool:
     """The staged answer is the reply `reply_ts` now; False when the store failed (logged)."""
     if reply_ts == unposted(turn):
         return True  # a private reply that may not have arrived: it stays unposted
-    try:
-        await asyncio.to_thread(store.mark_posted, turn.team, turn.channel, turn.ts, reply_ts)
-    except StoreUnavailable:
-        return False  # the store logs its outage once
-    except Exception:
-        log.exception("marking the answer to event %s posted failed", turn.event_id)
-        return False
-    return True
+    return await _stored(
+        turn, "marking the answer posted", store.mark_posted,
+        turn.team, turn.channel, turn.ts, reply_ts,
+    )  # fmt: skip
 
 
 async def _save(deps: ListenerDeps, turn: Turn, answer: Answer, reply_ts: str) -> None:
+    """Store the answer under its posted reply (the reply itself is in the thread either way)."""
+    record = _record(deps, turn, answer, reply_ts)
+    await _stored(turn, "storing the answer", deps.store.save_answer, record)
+
+
+async def _stored(turn: Turn, doing: str, call: Callable[..., object], *args: object) -> bool:
+    """Run one answer-log write off the event loop; False when the store failed. An outage is
+    logged once by the store itself; anything else is logged here with the event it was for."""
     try:
-        await asyncio.to_thread(deps.store.save_answer, _record(deps, turn, answer, reply_ts))
+        await asyncio.to_thread(call, *args)
     except StoreUnavailable:
-        pass  # the store logs its outage once; the reply itself is in the thread
+        return False
     except Exception:
-        log.exception("storing the answer to event %s failed", turn.event_id)
+        log.exception("%s to event %s failed", doing, turn.event_id)
+        return False
+    return True
 
 
 async def record_reason(

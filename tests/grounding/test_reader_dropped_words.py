@@ -4,33 +4,19 @@ them, so "kubernetes" could never be a missing word of "¿cómo despliego django
 
 from __future__ import annotations
 
-from grounding.evidence import EvidenceItem, EvidencePacket, PackPolicy
+from grounding.evidence import EvidencePacket
 from grounding.generators.extractive import shared_embedder
 from grounding.generators.question import ask
 from grounding.generators.reading import read
-from retrieval.chunks import Chunk, make_chunk_id, text_digest
-from retrieval.scopes import ConversationKind, Scope
+from tests.grounding.test_reader import chunk
+from tests.grounding.test_reader import packet as reader_packet
 
 VOCABULARY = {"django", "deploy", "server", "timeout", "default"}
 TIMEOUTS = "## Timeouts\n\nThe default timeout is 5 seconds. Pass `timeout=None` to wait forever.\n"
-SCOPE = Scope("T1", "C1", ConversationKind.CHANNEL, ("docs",))
 
 
 def packet(question: str) -> EvidencePacket:
-    digest = text_digest(TIMEOUTS)
-    chunk = Chunk(
-        chunk_id=make_chunk_id("docs", "timeouts.md", digest, 0),
-        collection="docs",
-        path="timeouts.md",
-        heading_path=("Timeouts",),
-        start_line=1,
-        end_line=3,
-        text=TIMEOUTS,
-        digest=digest,
-        updated="2026-01-01",
-    )
-    items = (EvidenceItem(label="E1", chunk=chunk, score=10.0),)
-    return EvidencePacket(question, SCOPE, "gen-1", PackPolicy(), items, (), 0)
+    return reader_packet(question, chunk(TIMEOUTS, "timeouts.md", "Timeouts"))
 
 
 def test_a_spanish_questions_plain_words_the_evidence_lacks_are_kept_aside() -> None:

@@ -64,6 +64,14 @@ async def _wait(sync: SourceSync, predicate: Callable[[Round], object]) -> Round
     return await asyncio.wait_for(sync.wait(lambda r: bool(predicate(r))), WAIT)
 
 
+async def _let_the_loop_run() -> None:
+    """Hand the event loop to the sync task a few times, so a loop that woke before its time
+    would have left its sleep (its deadline gone or moved) by the time the test looks. A yield
+    to the event loop, not a wait on time."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+
+
 def _asleep_until(clock: FakeClock) -> float:
     """How far from now the loop sleeps (it is asleep once it has recorded a round)."""
     (wake,) = clock.deadlines()
@@ -92,6 +100,7 @@ async def _test_a_pushed_commit_is_indexed_within_one_sync_interval(tmp_path: Pa
         )
         remote.push()
         clock.advance(599)
+        await _let_the_loop_run()
         assert _asleep_until(clock) == 1 and sync.rounds == [first]  # not due yet
         clock.advance(1)
         done = await _wait(sync, lambda r: r.indexed)

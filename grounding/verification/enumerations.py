@@ -3,7 +3,8 @@
 and `OPTIONS`". Such a count is the length of the list, whose items the other rules check one by
 one, so it needs no number of its own in the evidence; unless the quoted evidence counts
 something itself ("four different types of timeouts"), when the count must be one the evidence
-gives ("three kinds: connect, read and write" is dropped)."""
+gives ("three kinds: connect, read and write" is dropped). A list the claim's code writes out
+counts too: "one key with two values, write `get(params={'key1': ['value1', 'value2']})`"."""
 
 from __future__ import annotations
 
@@ -38,6 +39,13 @@ _CODE_LIST = re.compile(
     rf"(?P<items>{_ITEM}(?:{_JOIN}{_ITEM})+)",
     re.I,
 )
+# A count, the noun it counts and up to 40 more characters of its sentence, then a code span
+# ("one key with two values, write `get(params={'key1': ['value1', 'value2']})`"): the count
+# may be the length of a list, tuple, set or dict the code writes out.
+_BEFORE_CODE = re.compile(
+    rf"{_COUNT}[ \t]+[^\s:;,.!?`]+(?:[^.;!?`\n]{{0,40}}?)`(?P<code>[^`\n]+)`", re.I
+)
+_OPENERS = {"[": "]", "(": ")", "{": "}"}
 _COMMA = re.compile(r"\s*,\s*")
 _LAST_JOIN = re.compile(r"\s+(?:and|or)\s+(?!.*\s(?:and|or)\s)", re.S)
 _LEADING_JOIN = re.compile(r"^(?:and|or)\s+")
@@ -53,9 +61,13 @@ def self_counted(claim: str, quoted: str) -> frozenset[str]:
             items = list_items(match.group("items"))
             if value is not None and len(items) == value and not _part_of_longer(items, quoted):
                 values.add(str(value))
+    for match in _BEFORE_CODE.finditer(claim):
+        value = _value(match.group("count"))
+        if value is not None and value in literal_lengths(match.group("code")):
+            values.add(str(value))
     if not values:
         return frozenset()
-    return frozenset(values - _other_counts(quoted, values))
+    return frozenset(values - _other_counts(quoted, values, claim))
 
 
 def list_counts(claim: str, lengths: Sequence[int]) -> frozenset[str]:
@@ -84,6 +96,48 @@ def list_items(text: str) -> list[str]:
     return [_LEADING_JOIN.sub("", p) for p in parts]
 
 
+def literal_lengths(code: str) -> frozenset[int]:
+    """The number of items of each list, tuple, set and dict the code writes out: `[a, b]` has 2,
+    `{'k': [1, 2, 3]}` has 1 and 3; a call's arguments (`f(a, b)`: a bracket right after a name)
+    and commas inside string literals count nothing."""
+    lengths: set[int] = set()
+    # Per open bracket: its closer, whether it writes a literal, and the items begun inside it.
+    open_groups: list[tuple[str, bool, list[int]]] = []
+    for k, char in enumerate(_without_strings(code)):
+        if char in _OPENERS:
+            before = code[:k].rstrip()[-1:]
+            literal = char != "(" or not (before.isalnum() or before in ("_", ")", "]"))
+            if open_groups:
+                _begin(open_groups[-1][2])
+            open_groups.append((_OPENERS[char], literal, []))
+        elif open_groups and char == open_groups[-1][0]:
+            _, literal, items = open_groups.pop()
+            # A tuple needs a comma ("(a)" is a parenthesis); a trailing comma begins no item.
+            if literal and items and (len(items) > 1 or char != ")"):
+                lengths.add(sum(items))
+        elif open_groups and char == ",":
+            open_groups[-1][2].append(0)
+        elif open_groups and not char.isspace():
+            _begin(open_groups[-1][2])
+    return frozenset(lengths)
+
+
+def _begin(items: list[int]) -> None:
+    """Mark the group's current item as begun: `items` holds 1 per item with anything in it."""
+    if not items:
+        items.append(1)
+    else:
+        items[-1] = 1
+
+
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+
+
+def _without_strings(code: str) -> str:
+    """`code` with each string literal's insides blanked, its quotes kept: same offsets."""
+    return _STRING.sub(lambda m: m.group()[0] + "x" * (len(m.group()) - 2) + m.group()[0], code)
+
+
 def _value(word: str) -> int | None:
     if word.isdigit():
         value = int(word)
@@ -95,12 +149,14 @@ def _value(word: str) -> int | None:
     return value if _SMALLEST <= value <= _LARGEST else None
 
 
-def _other_counts(quoted: str, values: set[str]) -> set[str]:
+def _other_counts(quoted: str, values: set[str], claim: str) -> set[str]:
     """`values` the quoted evidence contradicts: all of them, when it counts a noun with a
-    value not among them."""
+    value the claim does not give ("one key" of "To send one key with two values: ..." is the
+    claim's too)."""
     terms, spaced = spaced_terms(quoted)
     given = {value for j, value in counts(terms) if counted_words(terms, spaced, j)}
-    return set(values) if given - values else set()
+    said = {value for _, value in counts(spaced_terms(claim)[0])}
+    return set(values) if given - values - said else set()
 
 
 _EDGE = "`'\" \t.:;()[]"

@@ -55,32 +55,44 @@ def _near(claim: Sequence[str], i: int, evidence: Sequence[str], opposite: str) 
 
 # "after" and "before" are read by what they govern, not as opposites: "sent after it is
 # prepared" restates "prepared before it is sent", but "called after it is sent" denies
-# "called after it is prepared, but before it is sent".
+# "called after it is prepared, but before it is sent". What a claim's word governs must match
+# what the quote's other word governs on both sides, the claim's words and the quote's: one
+# word shared with a longer phrase ("cleared after each test" of "cleared once a test ends,
+# before the next test starts") is no contradiction.
 _BEFORE, _AFTER = fold_word("before"), fold_word("after")
 _ORDER = {_BEFORE: _AFTER, _AFTER: _BEFORE}
 _ORDER_WORDS = {_BEFORE: "before", _AFTER: "after"}
 _GOVERNED = 3  # the content words an "after" or a "before" governs
+# How much of the two phrases' words they must share (of the words of either): at least half,
+# so that the claim's phrase says what the quote's phrase says (set by hand, not fit).
+_SAME_PHRASE = 0.5
 
 
 def order_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
-    """The first "after" (or "before") of the claim whose words follow more closely the
-    evidence's "before" (or "after") than its own word."""
+    """The first "after" (or "before") of the claim governing the words the evidence's "before"
+    (or "after") governs, more closely than any of the evidence's own word does."""
     for i, term in enumerate(claim):
         opposite = _ORDER.get(term)
         if opposite is None or _negated(claim, i):
             continue
         said = set(_governed(claim, i))
-        same = _overlap(said, evidence, term)
-        if said and _overlap(said, evidence, opposite) > same:
+        other = _match(said, evidence, opposite)
+        if said and other >= _SAME_PHRASE and other > _match(said, evidence, term):
             said_word, quoted_word = _ORDER_WORDS[term], _ORDER_WORDS[opposite]
             return f"the claim says {said_word!r} where the quoted evidence says {quoted_word!r}"
     return None
 
 
-def _overlap(said: set[str], evidence: Sequence[str], word: str) -> int:
-    """The most of `said` that one `word` of the evidence governs."""
-    spots = (j for j, other in enumerate(evidence) if other == word)
-    return max((len(said & set(_governed(evidence, j))) for j in spots), default=0)
+def _match(said: set[str], evidence: Sequence[str], word: str) -> float:
+    """How closely `said` matches what one `word` of the evidence governs, at best: the share of
+    the words of both that both have."""
+    best = 0.0
+    for j, other in enumerate(evidence):
+        if other == word:
+            governed = set(_governed(evidence, j))
+            if governed:
+                best = max(best, len(said & governed) / len(said | governed))
+    return best
 
 
 def _governed(terms: Sequence[str], i: int) -> list[str]:

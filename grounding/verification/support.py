@@ -17,6 +17,7 @@ from grounding.verification.bounds import bound_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
 from grounding.verification.enumerations import list_counts, self_counted
+from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
     appears,
     exact_tokens,
@@ -210,7 +211,8 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         clauses = [terms(clause) for clause in support.clauses]
         if negation_disagrees(said, clauses):
             return "the claim and its quotes disagree on a negation"
-        return None
+        # "tres conexiones": a count of a noun the tables know, read as an English count.
+        return binding_problem(in_english(claim), _prose(support.quoted))
     for rule in (
         value_problem,
         default_problem,

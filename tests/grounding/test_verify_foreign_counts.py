@@ -1,0 +1,37 @@
+"""A count in a Spanish or Chinese claim of English evidence is checked against what the quote
+counts, not only for being somewhere in it: "tres conexiones" of "two connections ... three
+times" is dropped. Made-up sentences, no benchmark item."""
+
+from __future__ import annotations
+
+from grounding.verification.foreign_counts import in_english
+from tests.grounding.support_checks import other_language_dropped, other_language_problem
+
+POOL = "The pool opens two connections and retries three times."
+
+
+def test_a_count_the_quote_gives_another_noun_is_dropped() -> None:
+    for claim in (
+        "El pool abre tres conexiones.",
+        "El pool reintenta dos veces.",
+        "连接池打开三个连接。",
+        "连接池重试两次。",
+    ):
+        assert "counts" in other_language_dropped(claim, POOL), claim
+
+
+def test_a_count_the_quote_gives_the_same_noun_is_kept() -> None:
+    for claim in (
+        "El pool abre dos conexiones y reintenta tres veces.",
+        "连接池打开两个连接，重试三次。",
+        # A noun the tables do not know is checked for its number's presence, as before.
+        "El pool hace tres cosas.",
+    ):
+        assert other_language_problem(claim, POOL) is None, claim
+
+
+def test_counts_are_read_in_english_with_their_nouns() -> None:
+    assert in_english("Espera treinta y cinco segundos, dos veces.") == "35 seconds. 2 times."
+    assert in_english("有两种方式，等待30秒。") == "2 ways. 30 seconds."
+    assert in_english("第3步") == ""  # a position, not a count
+    assert in_english("HTTPX tiene un cliente.") == ""  # "un" is as often an article

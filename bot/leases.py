@@ -10,7 +10,14 @@ import os
 import secrets
 from types import TracebackType
 
-from bot.store import LEASE_SECONDS, Claim, ClaimKey, EventLedger, StoreUnavailable
+from bot.store import (
+    LEASE_SECONDS,
+    AnswerRecord,
+    Claim,
+    ClaimKey,
+    EventLedger,
+    StoreUnavailable,
+)
 
 log = logging.getLogger("docbot.slack")
 
@@ -50,6 +57,10 @@ class Lease:
         self.finished = False
         self.posting = False
         self.left_open = False
+        # A stream a stopped run left cut off (bot/takeover.py): this run writes the answer into
+        # it instead of posting; `cut_answer` is the answer that run stored under it, if any.
+        self.cut_stream: str | None = None
+        self.cut_answer: AnswerRecord | None = None
 
     @property
     def unclaimed(self) -> bool:

@@ -27,9 +27,10 @@ from bot.render.answers import render_internal_error, render_too_long
 from bot.render.commands import shareable
 from bot.render.feedback import thread_reason_failed, thread_reason_saved
 from bot.render.live import stream_tail
-from bot.replies import Unknown, cosmetic_client, post, posted_reply, unposted
+from bot.replies import cosmetic_client, post, unposted
 from bot.store import AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.streaming import LiveReply
+from bot.takeover import earlier_reply, finish_in_place
 from bot.thread_context import question_scope
 from bot.working import Working
 from grounding.answer import Answer
@@ -120,14 +121,18 @@ async def claim_turn(
         return None
     lease = Lease(deps.store, key, deps.owner, claim, deps.renew_every)
     if claim in (Claim.UNSURE, Claim.TAKEN_OVER):
-        reply_ts = await _reply_already_posted(deps.store, client, turn)
-        if reply_ts is not None:
+        earlier = await earlier_reply(deps.store, client, turn)
+        if earlier is not None and earlier.unfinished:
+            log.info("event %s: finishing the stream %s its stopped run left cut off",
+                     turn.event_id, earlier.ts)  # fmt: skip
+            lease.cut_stream, lease.cut_answer = earlier.ts, earlier.record
+        elif earlier is not None:
             log.info("event %s was answered (reply %s) before its run stopped", turn.event_id,
-                     reply_ts)  # fmt: skip
+                     earlier.ts)  # fmt: skip
             # The answer its run staged is marked posted here when that run died first; if the
             # store fails, the claim lapses unfinished and a later run marks it.
-            if await _mark_posted(deps.store, turn, reply_ts):
-                await lease.finish(reply_ts)
+            if await _mark_posted(deps.store, turn, earlier.ts):
+                await lease.finish(earlier.ts)
             deps.metrics.delivery_dropped("posted")
             return None
     if claim is Claim.TAKEN_OVER:
@@ -139,23 +144,17 @@ def _key(turn: Turn) -> MentionKey:
     return MentionKey(turn.team, turn.channel, turn.ts)
 
 
-async def _reply_already_posted(
-    store: AnswerStore, client: AsyncWebClient, turn: Turn
-) -> str | None:
-    record = await asyncio.to_thread(store.posted_answer, turn.team, turn.channel, turn.ts)
-    if record is not None:
-        return record.reply_ts
-    try:
-        return await posted_reply(client, turn)
-    except Unknown:
-        # Answering again risks a second reply; not answering risks none at all. The second
-        # reply is the lesser harm, and it is logged.
-        return None
-
-
 async def _respond(
     deps: ListenerDeps, live: Live, client: AsyncWebClient, turn: Turn, lease: Lease
 ) -> None:
+    if lease.cut_stream is not None and lease.cut_answer is not None:
+        # Its run stored the answer before the stream's end: written in whole, not asked again.
+        message = render_offering_help(live.config, lease.cut_answer.answer)
+        if await lease.begin_post():
+            reply_ts = await finish_in_place(client, turn, lease.cut_stream, message)
+            if reply_ts is not None:
+                await lease.finish(reply_ts)
+        return
     if turn.in_thread and await record_reason(deps, client, turn, lease):
         return
     scope = await question_scope(deps, live, client, turn)
@@ -194,6 +193,8 @@ async def _end_stream(
         tail = stream_tail(answer, live.config.feedback)
     else:
         tail = message.blocks
+    if not await lease.begin_post():
+        return False  # taken over (this run had stalled): the new owner finishes the message
     if answer is not None and reply.ts is not None:
         # Stored before the stop adds the feedback buttons: a press on them finds it.
         await _save(deps, turn, answer, reply.ts)
@@ -217,7 +218,10 @@ async def _reply(
     if not await lease.begin_post():
         return None
     staged = answer is not None and await _stage(deps, turn, answer)
-    reply_ts = await post(client, turn, message)
+    if lease.cut_stream is not None:
+        reply_ts = await finish_in_place(client, turn, lease.cut_stream, message)
+    else:
+        reply_ts = await post(client, turn, message)
     if reply_ts is None:
         return None
     if answer is not None and not staged:

@@ -188,9 +188,16 @@ async def posted_reply(client: AsyncWebClient, turn: Turn) -> str | None:
 
     Raises Unknown when Slack cannot tell (see find_posted); an ephemeral reply cannot be
     looked for, so for one it says none (answering twice is the lesser harm)."""
+    message = await reply_message(client, turn)
+    return None if message is None else str(message["ts"])
+
+
+async def reply_message(client: AsyncWebClient, turn: Turn) -> Mapping[str, Any] | None:
+    """docbot's reply to `turn` as Slack shows it in the thread (see posted_reply), to tell a
+    finished reply from a stream its run never ended (`unfinished_stream`)."""
     if turn.ephemeral:
         return None
-    return await find_posted(
+    return await find_message(
         client, turn.channel, turn.reply_thread, turn.ts,
         lambda message: _replies_to(message, turn.ts), f"the reply to event {turn.event_id}",
     )  # fmt: skip
@@ -205,6 +212,15 @@ async def find_posted(
 
     Raises Unknown when Slack cannot be asked, or when more messages follow than REPLY_PAGES
     pages hold (logged): not seeing the message is no proof that it is missing."""
+    message = await find_message(client, channel, thread, after, matches, what)
+    return None if message is None else str(message["ts"])
+
+
+async def find_message(
+    client: AsyncWebClient, channel: str, thread: str | None, after: str,
+    matches: Matches, what: str,
+) -> Mapping[str, Any] | None:  # fmt: skip
+    """find_posted's message itself, as Slack lists it."""
     oldest = after if MESSAGE_TS.match(after) else None
     where = f"{channel}/{thread or '(channel)'}"
     method = "conversations.history" if thread is None else "conversations.replies"
@@ -227,7 +243,7 @@ async def find_posted(
             raise Unknown from exc
         for message in response.get("messages") or ():
             if isinstance(message, Mapping) and matches(message):
-                return str(message["ts"])
+                return message
         cursor = ((response.get("response_metadata") or {}).get("next_cursor")) or None
         if cursor is None:
             return None
@@ -260,12 +276,24 @@ def stream_marker(question_ts: str) -> str:
     return f"{REPLY_EVENT_TYPE}:{question_ts}"
 
 
-def _replies_to(message: Mapping[str, Any], question_ts: str) -> bool:
+def unfinished_stream(message: Mapping[str, Any], question_ts: str) -> bool:
+    """Whether `message` is a streamed reply its run never ended: it starts with the stream's
+    marker and lacks the reply metadata that the stop (or the update after it) sets."""
+    return _has_marker(message, question_ts) and not _has_reply_metadata(message, question_ts)
+
+
+def _has_marker(message: Mapping[str, Any], question_ts: str) -> bool:
     blocks = message.get("blocks")
     first = blocks[0] if isinstance(blocks, list) and blocks else None
-    if isinstance(first, Mapping) and first.get("block_id") == stream_marker(question_ts):
-        return True
+    return isinstance(first, Mapping) and first.get("block_id") == stream_marker(question_ts)
+
+
+def _has_reply_metadata(message: Mapping[str, Any], question_ts: str) -> bool:
     return has_metadata(REPLY_EVENT_TYPE, {"question_ts": question_ts})(message)
+
+
+def _replies_to(message: Mapping[str, Any], question_ts: str) -> bool:
+    return _has_marker(message, question_ts) or _has_reply_metadata(message, question_ts)
 
 
 async def react(client: AsyncWebClient, method: str, turn: Turn) -> bool:

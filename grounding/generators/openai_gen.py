@@ -28,7 +28,13 @@ from grounding.deadline import Clock, Deadline, SystemClock, retry_wait
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
 from grounding.generators.model_errors import retryable
 from grounding.generators.openai_errors import server_message, translate_openai_error
-from grounding.generators.openai_replies import chat_text, response_text, validate_reply
+from grounding.generators.openai_replies import (
+    JSON_MODE_HINT,
+    chat_text,
+    parse_reply,
+    response_text,
+    validate_reply,
+)
 from grounding.generators.openai_stream import StreamedReply
 from grounding.generators.redaction import Redactor, clip
 from grounding.generators.response_formats import (
@@ -240,12 +246,13 @@ class OpenAIModel:
             instructions=json_object_instructions(task.instructions, strict_schema(task.schema)),
         )
         text, usage = await self._send(shown, "json_object", timeout, user_id)
-        try:
-            return Structured(validate_reply(unfence(text), self._model, task.schema), usage)
-        except GenerationError as exc:
-            retry = replace(shown, messages=(*shown.messages, json_object_correction(str(exc))))
+        parsed = parse_reply(unfence(text), self._model, task.schema)
+        if not isinstance(parsed, str):
+            return Structured(parsed, usage)
+        # The note names the problem only: the admin's advice (JSON_MODE_HINT) is not the model's.
+        retry = replace(shown, messages=(*shown.messages, json_object_correction(parsed)))
         text, again = await self._send(retry, "json_object", timeout, user_id)
-        value = validate_reply(unfence(text), self._model, task.schema)
+        value = validate_reply(unfence(text), self._model, task.schema, JSON_MODE_HINT)
         return Structured(value, _sum(usage, again))
 
     async def _send(

@@ -171,18 +171,36 @@ def _incomplete(model: str, reason: str) -> GenerationError:
     )
 
 
-def validate_reply(text: str, model: str, schema: type[_M]) -> _M:
-    """The model's output text as `schema`; GenerationError `invalid` naming the first problem."""
+# What to do about a reply that does not match the schema, by how the schema was sent.
+STRICT_HINT = (
+    "the server may not enforce strict JSON schemas: set answer.response_format to auto or "
+    "json_object"
+)
+JSON_MODE_HINT = (
+    "it was asked once more with the problem named, in JSON mode (the schema in the "
+    "instructions); the model may be too small to follow it: try a larger answer.model"
+)
+
+
+def parse_reply(text: str, model: str, schema: type[_M]) -> _M | str:
+    """The model's output text as `schema`, or what is wrong with it (the first problem)."""
     if not text.strip():
-        raise GenerationError("invalid", f"{model} returned no output text")
+        return f"{model} returned no output text"
     try:
         return schema.model_validate_json(text)
     except pydantic.ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise GenerationError(
-            "invalid",
+        return (
             f"{model}'s reply does not match the {schema.__name__} schema at {where}: "
-            f"{first['msg']} ({exc.error_count()} error(s)); the server may not enforce strict "
-            "JSON schemas: set answer.response_format to auto or json_object",
-        ) from exc
+            f"{first['msg']} ({exc.error_count()} error(s))"
+        )
+
+
+def validate_reply(text: str, model: str, schema: type[_M], hint: str = STRICT_HINT) -> _M:
+    """The model's output text as `schema`; GenerationError `invalid` naming the first problem
+    and `hint`, what the admin can do about it."""
+    parsed = parse_reply(text, model, schema)
+    if isinstance(parsed, str):
+        raise GenerationError("invalid", f"{parsed}; {hint}")
+    return parsed

@@ -15,9 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from grounding.evidence import EvidenceItem, EvidencePacket
+from grounding.verification.blocks import ITEM_NUMBER, blocks
+from grounding.verification.numbered_lists import list_length
 from grounding.verification.numbers import ordinal
 from retrieval.text import nfkc
-from retrieval.text.markup import ATX_HEADING, BULLET, FENCE, LIST_MARKER
+from retrieval.text.markup import ATX_HEADING, BULLET
 from retrieval.text.sentences import sentence_spans
 
 # Markup at a line's start: headings, block quotes, bullets and numbered items, table pipes, and
@@ -41,12 +43,8 @@ _TYPOGRAPHY = str.maketrans(
 )
 _ELLIPSIS = re.compile(r"\s*(?:\[\.\.\.\]|\.{3,})\s*")
 _EDGES = " \t\n\"'.,;:!?()[]«»"
-# Where a block starts besides a blank line: a heading, a list item, a table row, a quote.
-_BLOCK_START = re.compile(rf"{LIST_MARKER.pattern}|{ATX_HEADING.pattern}|^\s*[|>]")
 # A reST heading: a line of words, then a line of one punctuation character repeated.
 _UNDERLINED = re.compile(r"^[^\n]*\w[^\n]*\n([=\-~^\"'`#*+])\1{2,}[ \t]*$")
-# A numbered list item's number: "3." or "3)" at its first line's start, or reST's "#.".
-_ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3}|#(?=\.))[.)][ \t]+")
 # What ends a clause inside a sentence: the clause of a quote is where its negations bind.
 _CLAUSE_END = re.compile(r"[,;:()]|\s-\s|\s(?=but\b|unlike\b|whereas\b|while\b|which\b)")
 
@@ -116,7 +114,7 @@ def _item_form(text: str) -> _Form:
     numbered: list[tuple[int, int, int]] = []
     headings: list[tuple[int, str]] = []
     auto = 0
-    for block, in_code in _blocks(text):
+    for block, in_code in blocks(text):
         form = quote_form(block)
         if not form:
             continue
@@ -127,7 +125,7 @@ def _item_form(text: str) -> _Form:
         start = len(joined)
         joined += form
         sentences += [(start + a, start + b) for a, b in sentence_spans(form)]
-        marker = _ITEM_NUMBER.match(block)
+        marker = ITEM_NUMBER.match(block)
         if marker is not None and marker.group(1) == "#":
             auto += 1  # reST's "#." items number themselves: 1, 2, 3, ...
             numbered.append((start, len(joined), auto))
@@ -138,25 +136,6 @@ def _item_form(text: str) -> _Form:
         if not in_code and (ATX_HEADING.match(block) or _UNDERLINED.match(block)):
             headings.append((start, quote_form(block.splitlines()[0])))
     return _Form(joined, tuple(sentences), tuple(numbered), tuple(headings))
-
-
-def _blocks(text: str) -> list[tuple[str, bool]]:
-    """Paragraphs, headings, list items, table rows and code lines: the pieces of an item that a
-    sentence cannot run across, each with whether it is a line of code. Fence lines are
-    dropped: they hold no words of the document."""
-    blocks: list[tuple[list[str], bool]] = []
-    in_code = False
-    for line in text.splitlines():
-        if FENCE.match(line):
-            in_code = not in_code
-            blocks.append(([], in_code))
-            continue
-        starts = in_code or not line.strip() or _BLOCK_START.match(line) is not None
-        if starts or not blocks:
-            blocks.append(([], in_code))
-        if line.strip():
-            blocks[-1][0].append(line)
-    return [("\n".join(lines), code) for lines, code in blocks if lines]
 
 
 def quote_parts(quote: str) -> tuple[str, ...]:
@@ -197,104 +176,12 @@ def _find(quote: str, item: EvidenceItem, packet: Sequence[EvidenceItem] = ()) -
     # and "step 3" are checked against "3. Configure ..." as against "the 3rd ...".
     items = [n for a, b, n in form.numbered if a < end and start < b]
     positions = "".join(f"{n}, {ordinal(n)}: " for n in items)
-    length = _list_length(form.numbered, start, end, item, packet)
+    length = list_length(form.numbered, start, end, item, packet)
     above = [text for at, text in form.headings if at <= start]
     heading = above[-1] if above else (item.chunk.heading_path or ("",))[-1]
     return Located(
         quote, item, positions + sentences.strip(), clause, context.strip(), length, heading
     )
-
-
-def _list_length(
-    numbered: Sequence[tuple[int, int, int]],
-    start: int,
-    end: int,
-    item: EvidenceItem,
-    packet: Sequence[EvidenceItem],
-) -> int:
-    """The number of items of the numbered list that a quote at `start`-`end` is in: the run of
-    items numbered 1, 2, 3, ... around it, one after the other, continued by the items of the
-    packet next to `item` in its file when the run is cut by the item's edge; 0 when it is in
-    none."""
-    runs: list[list[tuple[int, int, int]]] = []
-    for entry in numbered:
-        if runs and entry[2] == runs[-1][-1][2] + 1:
-            runs[-1].append(entry)
-        else:
-            runs.append([entry])
-    for run in runs:
-        if any(a < end and start < b for a, b, _ in run):
-            first, last = _across_items(run[0][2], run[-1][2], item, packet)
-            return last if first == 1 else 0
-    return 0
-
-
-def _across_items(
-    first: int, last: int, item: EvidenceItem, packet: Sequence[EvidenceItem]
-) -> tuple[int, int]:
-    """The numbers a run `first`..`last` of `item` spans once the packet's chunks right before
-    and after it in the same file are read: a chunk boundary cuts a list where the item ends on
-    its "3." and the next chunk opens on "4." (explicit numbers only: "#." items give none)."""
-    here = item.chunk
-    nearby = [
-        i.chunk
-        for i in packet
-        if (i.chunk.collection, i.chunk.path) == (here.collection, here.path)
-    ]
-    opens, closes = _edges(here.text)
-    low, high = first, last
-    chunk = here
-    while opens == (first, last) and low > 1:
-        before = next((c for c in nearby if 0 <= chunk.start_line - c.end_line <= _GAP), None)
-        closed = _edges(before.text)[1] if before is not None else None
-        if before is None or closed is None or closed[1] != low - 1:
-            break
-        low, chunk = closed[0], before
-        if _edges(before.text)[0] != closed:
-            break  # the list starts inside the chunk before
-    chunk = here
-    while closes == (first, last):
-        after = next((c for c in nearby if 0 <= c.start_line - chunk.end_line <= _GAP), None)
-        opened = _edges(after.text)[0] if after is not None else None
-        if after is None or opened is None or opened[0] != high + 1:
-            break
-        high, chunk = opened[1], after
-        if _edges(after.text)[1] != opened:
-            break  # the list ends inside the chunk after
-    return low, high
-
-
-_BULLET = re.compile(rf"[ \t]*{BULLET}[ \t]")
-# Lines between two chunks of a file that part no list: the blank lines a chunker may leave out.
-_GAP = 2
-
-
-@functools.lru_cache(maxsize=256)
-def _edges(text: str) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
-    """The (first, last) numbers of the run of numbered items `text` opens with and of the one
-    it ends with, each None unless the text's first or last block (indented ones, code and
-    bullets aside: an item's own paragraphs) is a numbered item."""
-    marks: list[int | None] = []
-    for block, in_code in _blocks(text):
-        marker = _ITEM_NUMBER.match(block)
-        if marker is not None and marker.group(1) != "#":
-            marks.append(int(marker.group(1)))
-        elif not in_code and not block[:1].isspace() and not _BULLET.match(block):
-            marks.append(None)
-    return _run(marks), _run(marks[::-1], reverse=True)
-
-
-def _run(marks: Sequence[int | None], *, reverse: bool = False) -> tuple[int, int] | None:
-    """The numbers of the run the marks open with, one after the other."""
-    if not marks or marks[0] is None:
-        return None
-    step = -1 if reverse else 1
-    end = marks[0]
-    for mark in marks[1:]:
-        if mark != end + step:
-            break
-        end = mark
-    return (end, marks[0]) if reverse else (marks[0], end)
 
 
 @functools.lru_cache(maxsize=256)

@@ -52,6 +52,7 @@ class _ReactionEvent(_Slice):
     user: str
     reaction: str
     item: _ReactionItem
+    item_user: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,7 @@ class Reaction:
     emoji: str  # skin tone stripped: `+1::skin-tone-3` counts as `+1`
     channel: str
     ts: str  # the message reacted to
+    item_user: str = ""  # who wrote it, when Slack says
 
 
 class _HomeOpened(_Slice):
@@ -169,7 +171,10 @@ def parse_reaction(body: Mapping[str, Any]) -> Reaction | None:
     if item.type != "message" or item.channel is None or item.ts is None:
         return None
     emoji = _SKIN_TONE.sub("", event.reaction)
-    return Reaction(envelope.event_id, envelope.team_id, event.user, emoji, item.channel, item.ts)
+    return Reaction(
+        envelope.event_id, envelope.team_id, event.user, emoji, item.channel, item.ts,
+        event.item_user,
+    )  # fmt: skip
 
 
 def mentions(text: str, user_id: str | None) -> bool:

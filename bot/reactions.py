@@ -14,8 +14,8 @@ from bot.escalation import help_offer
 from bot.events import Reaction
 from bot.leases import Lease
 from bot.render.feedback import thanks_for_wrong
-from bot.replies import answer_thread, tell
-from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable
+from bot.replies import Unknown, answer_thread, reply_question, tell
+from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable, staged_reply_ts
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
@@ -49,9 +49,7 @@ async def _record_feedback(
     bot_user_id: str | None, *, added: bool,
 ) -> None:  # fmt: skip
     store = deps.store
-    record = await asyncio.to_thread(
-        store.find_answer, reaction.team, reaction.channel, reaction.ts
-    )
+    record = await _reacted_to(deps, client, reaction, bot_user_id)
     if record is None or record.id is None:
         return  # not a docbot answer
     # A redelivered reaction_added after its reaction_removed would otherwise mark it again.
@@ -67,6 +65,35 @@ async def _record_feedback(
         else:
             await _retract_feedback(deps, reaction, kind, record.id)
         await lease.finish()
+
+
+async def _reacted_to(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, bot_user_id: str | None
+) -> AnswerRecord | None:
+    """The answer on the message reacted to: found by the message's ts; or, for a message of
+    docbot's the store does not know by its ts, by the question its reply metadata names.
+
+    That is a reply reacted to in the moment between Slack posting it and its run marking the
+    staged answer posted (bot/questions.py _reply). The message, read back from Slack, names its
+    question; the answer staged for that question is the message's, and is marked posted here.
+    Any replica can do this (the thread and the store are shared), and the run that posted it
+    finds it marked. Not a reply (a note of docbot's), or Slack cannot be read: None."""
+    store, team, channel = deps.store, reaction.team, reaction.channel
+    record = await asyncio.to_thread(store.find_answer, team, channel, reaction.ts)
+    if record is not None or bot_user_id is None or reaction.item_user != bot_user_id:
+        return record
+    try:
+        question_ts = await reply_question(client, channel, reaction.ts)
+    except Unknown:
+        return None
+    if question_ts is None:
+        return None
+    staged = await asyncio.to_thread(store.find_answer, team, channel, staged_reply_ts(question_ts))
+    if staged is not None:
+        log.info("reaction event %s is on the reply %s, whose answer was not yet marked posted: "
+                 "marking it", reaction.event_id, reaction.ts)  # fmt: skip
+        await asyncio.to_thread(store.mark_posted, team, channel, question_ts, reaction.ts)
+    return await asyncio.to_thread(store.find_answer, team, channel, reaction.ts)
 
 
 async def _add_feedback(

@@ -252,6 +252,21 @@ async def find_message(
     raise Unknown
 
 
+async def reply_question(client: AsyncWebClient, channel: str, ts: str) -> str | None:
+    """The question ts the reply metadata of docbot's message `ts` names; None when the message
+    carries none (it is not a reply, or a stream not yet ended). Raises Unknown when Slack
+    cannot be read. conversations.replies takes any message's ts, a thread reply's included."""
+
+    def reply(message: Mapping[str, Any]) -> bool:
+        return message.get("ts") == ts and has_metadata(REPLY_EVENT_TYPE, {})(message)
+
+    message = await find_message(client, channel, ts, ts, reply, f"the message {channel}/{ts}")
+    if message is None:
+        return None
+    question_ts = message["metadata"]["event_payload"].get("question_ts")
+    return question_ts if isinstance(question_ts, str) else None
+
+
 def has_metadata(event_type: str, payload: Mapping[str, Any]) -> Matches:
     """A find_posted test: the message's metadata is `event_type` with `payload`'s fields."""
 

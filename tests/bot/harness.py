@@ -68,11 +68,13 @@ def direct_message(text: str, *, channel: str, ts: str, event_id: str) -> dict[s
 
 
 def reaction(
-    added: bool, emoji: str, *, channel: str, item_ts: str, event_id: str, user: str = ASKER
-) -> dict[str, Any]:
+    added: bool, emoji: str, *, channel: str, item_ts: str, event_id: str, user: str = ASKER,
+    item_user: str = BOT_USER,
+) -> dict[str, Any]:  # fmt: skip
+    """A reaction by `user` on the message `item_ts`, written by `item_user` (docbot's own)."""
     return payloads.reaction(
         added, emoji, team=TEAM, channel=channel, user=user, item_ts=item_ts,
-        item_user=BOT_USER, event_id=event_id, bot_user_id=BOT_USER,
+        item_user=item_user, event_id=event_id, bot_user_id=BOT_USER,
     )  # fmt: skip
 
 

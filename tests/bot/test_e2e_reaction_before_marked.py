@@ -1,0 +1,56 @@
+"""A reaction on a reply in the moment between Slack posting it and its run marking the staged
+answer posted (Slack's answer to the post not back yet): the reply is not known to the store by
+its ts, so the replica handling the reaction reads the message back, and its reply metadata
+names the question whose staged answer it is. The mark counts, the answer is marked posted, and
+the posting run, once Slack answers it, finds it so and stores nothing twice. Two replicas on
+one store; both backends."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.app import Answerer
+from retrieval.config import Config
+from tests.bot.conftest import TEAM
+from tests.bot.e2e import ask, posted_ts
+from tests.bot.harness import ASKER, GENERAL, fake_slack, reaction, running_app, with_channels
+from tests.bot.store.conftest import Backend, FakeClock
+
+QUESTION_TS = "73.000100"
+
+
+def test_app_a_reaction_before_the_reply_is_marked_posted_is_recorded(
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock
+) -> None:
+    config, answerer = indexed
+    store = backend.open(clock)
+
+    async def main() -> None:
+        async with fake_slack() as slack:
+            with_channels(slack)
+            async with (
+                running_app(slack, config, answerer, store) as posting,
+                running_app(slack, config, answerer, store) as other,
+            ):
+                gate = slack.hold("chat.postMessage", after=True)
+                await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
+                                       QUESTION_TS))  # fmt: skip
+                (post,) = await slack.wait_for("chat.postMessage")
+                reply_ts = posted_ts(post)
+                assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # not marked yet
+                await other.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
+                                          event_id="Ev73x"))  # fmt: skip
+                await other.settle()
+                (entry,) = store.feedback_entries(wrong_only=True)
+                assert (entry.record.reply_ts, entry.record.question_ts) == (reply_ts, QUESTION_TS)
+                (thanks,) = slack.calls_to("chat.postEphemeral")
+                assert thanks.params["user"] == ASKER
+                gate.set()  # Slack's answer reaches the posting run: it finds the answer marked
+                await posting.settle()
+            record = store.find_answer(TEAM, GENERAL, reply_ts)
+            assert record is not None and record.id == entry.record.id
+            assert store.posted_answer(TEAM, GENERAL, QUESTION_TS) == record
+            assert len(slack.posted()) == 1
+            assert len(store.feedback_entries(wrong_only=True)) == 1
+
+    asyncio.run(main())

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks.corpora import corpora_absent
-from benchmarks.model_answers.answers import CORPUS_NAMES, load_answers
+from benchmarks.model_answers.answers import BATCHES, CORPUS_NAMES, load_answers
 from benchmarks.model_answers.figures import figures, misses, table
 from benchmarks.model_answers.run import APIS, ClaimOutcome, replay, replay_config
 from retrieval.index import build_index
@@ -25,6 +25,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--api", choices=APIS, nargs="*", default=list(APIS))
     parser.add_argument("--corpus", choices=CORPUS_NAMES, nargs="*", default=list(CORPUS_NAMES))
     parser.add_argument("--state", type=Path, default=Path("/tmp/docbot-model-answers"))
+    parser.add_argument(
+        "--batch",
+        choices=BATCHES,
+        nargs="*",
+        default=list(BATCHES),
+        help="only answers written in these batches (figures of the first set and of the s8 one)",
+    )
     parser.add_argument("--misses", action="store_true", help="list the verifier's mistakes")
     args = parser.parse_args(argv)
     if args.misses and args.split != "train":
@@ -36,7 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for api in args.api:
         outcomes: list[ClaimOutcome] = []
         for corpus in args.corpus:
-            answers = load_answers(corpus, args.split)
+            answers = load_answers(corpus, args.split, tuple(args.batch))
+            if not answers:
+                continue
             config = replay_config(corpus, args.state / corpus, api)
             started = time.perf_counter()
             build_index(config)
@@ -48,12 +57,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{corpus} on {api}: {len(answers)} answers replayed in {took:.1f} s "
                 f"(index ready in {ready:.1f} s)"
             )
-        print(f"\n{args.split} split, {api} API:\n{table(figures(outcomes))}\n")
+        label = f"{args.split} split, {api} API, batches {'+'.join(args.batch)}"
+        print(f"\n{label}:\n{table(figures(outcomes))}\n")
         if args.misses:
             print("\n".join(misses(outcomes)) or "  no misses", end="\n\n")
         everything += outcomes
     if len(args.api) > 1:
-        print(f"{args.split} split, both APIs:\n{table(figures(everything))}")
+        print(f"{args.split} split, both APIs, batches {'+'.join(args.batch)}:")
+        print(table(figures(everything)))
     return 0
 
 

@@ -16,7 +16,11 @@ from pathlib import Path
 from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions, split_of
 
 HERE = Path(__file__).resolve().parent
-CORPUS_NAMES = tuple(sorted(p.stem for p in HERE.glob("*.jsonl")))  # httpx, django
+CORPUS_NAMES = tuple(sorted(p.stem for p in HERE.glob("*.jsonl")))  # django, httpx, peps, python
+# Who wrote an answer, so figures on a set that grew can be told apart (`--batch`): a line without
+# a `batch` is of the first set; "s8" answers were written in session 8, over all four corpora.
+FIRST_BATCH = "first"
+BATCHES = (FIRST_BATCH, "s8")
 
 # How a faithful claim says what its quotes say.
 STYLES = (
@@ -31,6 +35,16 @@ STYLES = (
     "summary",  # a list summarised ("four kinds: connect, read, write and pool")
     "condition_first",  # the condition moved to the front ("If you set X to True, ...")
     "unit",  # a number restated with its unit ("2.5 MB (2621440 bytes)")
+    "parenthetical",  # part of the claim in an aside ("... (the sign is not counted)")
+    "ie_eg",  # an "i.e." restatement or an "e.g." example drawn from the quote
+    "emphasis",  # markdown emphasis kept or added ("a *tiny* penalty", "**connect** timeout")
+    "hedge",  # a softener the quote supports or adds nothing against ("typically", "roughly")
+    "range",  # a range or a span of versions ("1-3", "3.9 - 3.12", "4xx and 5xx")
+    "version",  # a version number, often from a `versionadded`/`versionchanged` line
+    "negative",  # a true negative answer ("No, X does not ...", "it can't ...")
+    "code_args",  # a call with its arguments in code (`foo(bar=1)`)
+    "two_items",  # one claim quoting sentences of two different evidence items
+    "rest_roles",  # reST markup kept in the claim (:func:`x`, ``literal``, :setting:`X`)
 )
 # How an unfaithful claim goes wrong while still quoting real evidence.
 UNFAITHFUL = (
@@ -70,6 +84,7 @@ class ModelAnswer:
     question: str
     files: tuple[str, ...]  # corpus files (relative to the collection) the quotes come from
     claims: tuple[ModelClaim, ...]
+    batch: str = FIRST_BATCH  # one of BATCHES
 
     @property
     def split(self) -> str:
@@ -84,8 +99,11 @@ class AnswerSetError(ValueError):
     """A line of a model-answer file is malformed; the message names the file and line."""
 
 
-def load_answers(corpus: str, split: str = "all") -> tuple[ModelAnswer, ...]:
-    """The corpus's model answers of `split` (train, test or all), checked as they are read."""
+def load_answers(
+    corpus: str, split: str = "all", batches: tuple[str, ...] = BATCHES
+) -> tuple[ModelAnswer, ...]:
+    """The corpus's model answers of `split` (train, test or all) written in one of `batches`,
+    checked as they are read (every line, whatever its split or batch)."""
     path = HERE / f"{corpus}.jsonl"
     questions = {q.id: q for q in load_questions(corpus)}
     out: list[ModelAnswer] = []
@@ -101,7 +119,7 @@ def load_answers(corpus: str, split: str = "all") -> tuple[ModelAnswer, ...]:
         if answer.id in seen:
             raise AnswerSetError(f"{where}: answer id {answer.id!r} is used twice")
         seen.add(answer.id)
-        if split in ("all", answer.split):
+        if split in ("all", answer.split) and answer.batch in batches:
             out.append(answer)
     return tuple(out)
 
@@ -114,6 +132,9 @@ def _answer(corpus: str, row: dict[str, object], questions: dict[str, Question])
     claims = tuple(_claim(c) for c in _list(row["claims"]))
     if not claims:
         raise ValueError("an answer needs at least one claim")
+    batch = str(row.get("batch", FIRST_BATCH))
+    if batch not in BATCHES:
+        raise ValueError(f"batch {batch!r} is not one of {', '.join(BATCHES)}")
     return ModelAnswer(
         id=str(row["id"]),
         corpus=corpus,
@@ -121,6 +142,7 @@ def _answer(corpus: str, row: dict[str, object], questions: dict[str, Question])
         question=question.question,
         files=tuple(str(f) for f in _list(row["files"])),
         claims=claims,
+        batch=batch,
     )
 
 

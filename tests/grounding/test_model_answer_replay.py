@@ -4,6 +4,9 @@ The test split of benchmarks/model_answers (hand-written answers to held-out dev
 through the composition `docbot ask` runs, on both APIs, against the fake OpenAI server that cites
 from each prompt; a small BM25 index of just the files those answers quote keeps it quick. It
 asserts issue 9's targets (figures.TARGET_*) where the verifier meets them, else today's figure.
+The floors were measured on the first batch of answers, so that batch is what is replayed here;
+later batches (s8: answers over all four corpora, in shapes the first did not have) are measured
+by `python -m benchmarks.model_answers --split test --batch s8` on the full indexes.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.dev_questions import CORPORA
-from benchmarks.model_answers.answers import CORPUS_NAMES, load_answers
+from benchmarks.model_answers.answers import CORPUS_NAMES, FIRST_BATCH, load_answers
 from benchmarks.model_answers.figures import (
     TARGET_DROPPED,
     TARGET_INTACT,
@@ -48,7 +51,9 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[ClaimOutcome]:
     state = tmp_path_factory.mktemp("model-answers")
     out: list[ClaimOutcome] = []
     for corpus in CORPUS_NAMES:
-        answers = load_answers(corpus, "test")
+        answers = load_answers(corpus, "test", (FIRST_BATCH,))
+        if not answers:
+            continue
         files = sorted({f for a in answers for f in a.files})
         for api in APIS:
             config = replay_config(corpus, state / corpus, api, include=files, dense=False)

@@ -9,7 +9,7 @@ question, which is the only difference from `docbot ask` (it would reload the in
 from __future__ import annotations
 
 import asyncio
-import gc
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,19 +102,13 @@ def replay(config: Config, answers: Sequence[ModelAnswer]) -> list[ClaimOutcome]
         )
 
         async def run() -> list[Answer]:
-            pipeline = pipeline_loader(settings)(config)
-            out = []
-            for answer in answers:
-                model.current = answer
-                out.append(await pipeline.answer(check_question(answer.question), scope))
-            # Nothing in the pipeline closes its `openai` client: collecting it schedules the
-            # close (it sits in reference cycles), which must finish while this loop still runs.
-            # The collection may also close clients earlier loops left behind (`docbot ask`
-            # leaves its own); those fail, their loop being gone, and that is no concern here.
-            del pipeline
-            gc.collect()
-            others = asyncio.all_tasks() - {asyncio.current_task()}
-            await asyncio.gather(*others, return_exceptions=True)
+            # Closed while this loop still runs, as `docbot ask` closes its own: the `openai`
+            # client's connections end here, not when a collection finds the client.
+            async with contextlib.aclosing(pipeline_loader(settings)(config)) as pipeline:
+                out = []
+                for answer in answers:
+                    model.current = answer
+                    out.append(await pipeline.answer(check_question(answer.question), scope))
             return out
 
         results = asyncio.run(run())

@@ -91,11 +91,12 @@ def compile_tables(tokenizer_file: Path) -> bytes | None:
     return _tables(tokenizer_file.read_bytes())
 
 
-# Kept for the last tokenizer file (a process has one installed): compiling takes ~0.15 s of
-# CPU, which every build into a new state folder paid again in a process that builds several
-# (the test suite's hundreds of small indexes, a benchmark's corpora). Keyed by the file's
-# bytes, so an edited file is compiled afresh.
-@functools.lru_cache(maxsize=1)
+# Kept for the last few tokenizer files (a process has one installed; the test suite also
+# compiles edited copies, which evicted the installed one's when one was kept): compiling
+# takes ~0.15 s of CPU, which every build into a new state folder paid again in a process that
+# builds several (the test suite's hundreds of small indexes, a benchmark's corpora). Keyed by
+# the file's bytes, so an edited file is compiled afresh; an entry is ~3 MB.
+@functools.lru_cache(maxsize=4)
 def _tables(source: bytes) -> bytes | None:
     spec = json.loads(source)
     model = spec.get("model") or {}

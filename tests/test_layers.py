@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ OPENAI_ONLY_IN = {
 }
 
 
-def _imports(path: Path) -> set[str]:
+# Each module is parsed once per process: every test below asks about the same files.
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -28,7 +31,7 @@ def _imports(path: Path) -> set[str]:
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
-    return names
+    return frozenset(names)
 
 
 def _modules(package: str) -> list[Path]:

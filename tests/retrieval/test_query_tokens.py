@@ -3,6 +3,7 @@ installed tokenizer's own, so its vector is the one the full tokenizer gives, bi
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from pathlib import Path
@@ -47,8 +48,10 @@ FIXED = [
 ]
 
 
-def _strings() -> list[str]:
-    """Fixed hard cases, then seeded phrases of the manual's own words and random characters."""
+@functools.cache
+def _strings() -> tuple[str, ...]:
+    """Fixed hard cases, then seeded phrases of the manual's own words and random characters
+    (made once: the same seeded strings for every test that reads them)."""
     rng = random.Random(11)
     words = [w for doc in sorted((ROOT / "docs").glob("*.md")) for w in doc.read_text().split()]
     phrases = [" ".join(rng.choices(words, k=rng.randint(1, 12))) for _ in range(2500)]
@@ -56,7 +59,7 @@ def _strings() -> list[str]:
     points = (*range(0x30000), *range(0xE0000, 0xE0080), 0xF0000, 0x10FFFF)
     chars = [chr(c) for c in points if not 0xD800 <= c < 0xE000]  # not a lone surrogate
     odd = ["".join(rng.choices(chars, k=rng.randint(1, 6))) for _ in range(800)]
-    return FIXED + phrases + odd
+    return (*FIXED, *phrases, *odd)
 
 
 @pytest.fixture(scope="module")

@@ -78,7 +78,7 @@ def needs_rewrite(question: str, context: Sequence[str]) -> bool:
     """The skip rule: rewrite a thread follow-up, or a question not written in plain English
     (CJK, or Latin letters with accents, ¿ or ¡). An English standalone question is searched as
     it is: on the train split, rewriting those moved 1 of 67 into the top 3 (benchmarks/
-    query_rewrite.py; held-out figures in docs/performance-retrieval.md, "Query rewriting")."""
+    query_rewrite.py; held-out figures in docs/performance-queries.md, "Query rewriting")."""
     if any(text.strip() for text in context):
         return True
     if has_cjk(question):

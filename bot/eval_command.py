@@ -10,17 +10,19 @@ import argparse
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from bot.eval_html import figure_rows, render_report
+from bot.eval_html import figure_rows, label, render_report, why_not_right
 from bot.eval_parser import EXIT_BELOW_BAR
 from bot.runtime import make_generator, make_pipeline
 from bot.settings import Settings
 from grounding.evaluation.questions import EvalQuestion, read_questions
 from grounding.evaluation.run import Figures, Result, failures, figures, run_questions
 from grounding.pipeline import AnswerPipeline
+from retrieval.chunks import Chunk
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import InputError
 from retrieval.index import Index
@@ -60,7 +62,11 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     questions = read_questions(args.questions)
     config = load_config(args.config or default_config_path())
     scope = eval_scope(config, args.team, args.channel)
+    if args.html is not None:
+        _check_writable(args.html)
     index = Index.load(config)
+    for note in unheld_expected(questions, index.chunks(scope)):
+        print(note, file=sys.stderr)
     generator = make_generator(config.answer, Settings.from_env(os.environ))
     pipeline = make_pipeline(config, index, generator)
     results = asyncio.run(_run_and_close(pipeline, questions, scope))
@@ -102,8 +108,8 @@ def _print_figures(name: str, scope: Scope, f: Figures, out: TextIO) -> None:
         ("generator", ", ".join(f.generators) or "none ran"),
         *figure_rows(f),
     )
-    for label, value in rows:
-        print(f"{label:<26}{value}", file=out)
+    for heading, value in rows:
+        print(f"{heading:<26}{value}", file=out)
 
 
 def _print_failures(failed: tuple[Result, ...], out: TextIO) -> None:
@@ -117,7 +123,7 @@ def _print_failures(failed: tuple[Result, ...], out: TextIO) -> None:
         got = f"{a.status.value} {', '.join(cited)}".rstrip()
         if a.gate is not None and not a.gate.near:
             got += f" (gated: nearness {a.gate.nearness:.3f} < {a.gate.threshold})"
-        print(f"  line {q.line} {q.id}: {q.question!r} -> {got} ({want})", file=out)
+        print(f"  {label(q)}: {q.question!r} -> {got} ({want}): {why_not_right(r)}", file=out)
 
 
 def _verdict(f: Figures, min_right: float | None, min_refused: float | None, out: TextIO) -> int:
@@ -136,3 +142,33 @@ def _write(path: Path, page: str) -> None:
         path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write the report to {path}: {exc.strerror}") from None
+
+
+def unheld_expected(questions: Sequence[EvalQuestion], chunks: Sequence[Chunk]) -> list[str]:
+    """A note for each `expected` file that no collection of the scope holds (a typo, a moved
+    file, a private collection): its question can never be answered right."""
+    held = {name for c in chunks for name in (c.path, f"{c.collection}/{c.path}")}
+    return [
+        f"note: {label(q)}: expected file {name} is in no collection this scope reads; check "
+        "its path (inside its collection, or collection/path) or the scope (--channel)"
+        for q in questions
+        for name in q.expected
+        if name not in held
+    ]
+
+
+def _check_writable(path: Path) -> None:
+    """Before any question is asked: a run can take minutes and the model's tokens."""
+    folder = path.parent
+    if path.is_dir():
+        problem = "that is a folder"
+    elif not folder.is_dir():
+        problem = f"the folder {folder} does not exist"
+    elif not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        problem = "permission denied"
+    else:
+        return
+    raise InputError(
+        f"cannot write the report to {path}: {problem}; nothing was asked. Give --html a file "
+        "in a folder you can write to"
+    )

@@ -10,7 +10,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 
 from bot.render.no_answer import no_answer_text
+from grounding.answer import AnswerStatus
+from grounding.evaluation.questions import EvalQuestion
 from grounding.evaluation.run import Figures, Result, failures
+from grounding.evaluation.scoring import cites_expected, gold_in_claim, refused
 from retrieval.chunks import Chunk
 
 PASSAGE_CHARS = 1200  # of each retrieved passage shown under a failure
@@ -74,6 +77,31 @@ def figure_rows(f: Figures) -> tuple[tuple[str, str], ...]:
         ("latency ms", f"p50 {f.p50_ms:.1f}, p95 {f.p95_ms:.1f}"),
         ("tokens", f"{f.input_tokens:,} in, {f.output_tokens:,} out"),
     )
+
+
+def label(q: EvalQuestion) -> str:
+    """`line 3 rb1`, or `line 3` for a question without an id of its own."""
+    own = q.id != f"line {q.line}"
+    return f"line {q.line} {q.id}" if own else f"line {q.line}"
+
+
+def why_not_right(r: Result) -> str:
+    """The check a not-right answer failed, in the question set's terms."""
+    q, a = r.question, r.answer
+    if a.status is AnswerStatus.ERROR:
+        return f"an error: {a.error_detail}"
+    if not q.answerable:
+        if a.status is AnswerStatus.ANSWERED:
+            return "answered an uncovered question"
+        return f"{a.status.value}, not not_found"
+    if a.status is not AnswerStatus.ANSWERED:
+        return "not_found for an answerable question" if refused(a) else a.status.value
+    misses = []
+    if q.expected and not cites_expected(a, q):
+        misses.append(f"no claim cites {' or '.join(q.expected)}")
+    if q.strings and not gold_in_claim(a, q):
+        misses.append(f"no claim holds {' or '.join(repr(s) for s in q.strings)}")
+    return "; ".join(misses)
 
 
 def _figures_table(f: Figures) -> str:
@@ -140,8 +168,9 @@ def _failure(r: Result, chunks: Mapping[str, Chunk]) -> str:
     parts = [
         '<div class="fail">',
         f'<p class="q">{_e(q.question)}</p>',
-        f'<p class="meta">line {q.line}, {_e(q.id)}; {_e(want)}; got {_e(a.status.value)} '
+        f'<p class="meta">{_e(label(q))}; {_e(want)}; got {_e(a.status.value)} '
         f"in {r.ms:.0f} ms</p>",
+        f"<p><b>Not right:</b> {_e(why_not_right(r))}</p>",
     ]
     if a.gate is not None and not a.gate.near:
         parts.append(

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from retrieval.errors import InputError
+from retrieval.query import MAX_QUESTION_CHARS
 
 MAX_ERRORS_SHOWN = 10
 EXAMPLE = (
@@ -47,6 +48,11 @@ class _Line(BaseModel):
     def _checkable(self) -> _Line:
         if not self.question.strip():
             raise ValueError("`question` is blank")
+        if len(self.question.strip()) > MAX_QUESTION_CHARS:
+            raise ValueError(
+                f"`question` is {len(self.question.strip()):,} characters long; docbot answers "
+                f"questions of at most {MAX_QUESTION_CHARS:,}: shorten it"
+            )
         if self.answerable and not (self.expected or self.strings):
             raise ValueError(
                 "an answerable question needs `expected` (files a right answer cites) or "

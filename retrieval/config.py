@@ -263,8 +263,18 @@ def load_config(path: Path) -> Config:
             f"{path}: no such config file. Pass --config FILE or set DOCBOT_CONFIG; "
             "docs/configuration.md shows a complete example."
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the config file ({exc}).") from exc
+    except IsADirectoryError:
+        raise ConfigError(
+            f"{path}: is a folder, not a config file: pass --config the docbot.yml inside it"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read the config file ({exc.strerror}): check its permissions"
+        ) from None
     try:
         raw = yaml.safe_load(raw_text)
     except yaml.YAMLError as exc:

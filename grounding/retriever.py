@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from retrieval.chunks import Chunk, Hit
+from retrieval.chunks import Chunk, Hit, first_headings
 from retrieval.fusion import fuse_queries
 from retrieval.scopes import Scope
 
@@ -43,20 +43,30 @@ class Outlined(Protocol):
     def chunks(self, scope: Scope) -> tuple[Chunk, ...]: ...
 
 
+@runtime_checkable
+class Headed(Protocol):
+    """A retriever that knows each collection's top-level headings without a walk over its
+    chunks per call (the index works them out once per load)."""
+
+    def top_level_headings(self, collection: str) -> tuple[str, ...]: ...
+
+
 def top_headings(retriever: Retriever, scope: Scope, limit: int) -> tuple[str, ...]:
     """Up to `limit` distinct top-level headings of what `scope` may read, in index order, taken
-    from each readable collection in turn so that every one is represented; () when the
-    retriever cannot list chunks or the scope reads nothing."""
-    if not isinstance(retriever, Outlined) or scope.is_empty:
+    from each readable collection in turn (by name) so that every one is represented; () when
+    the retriever can neither tell headings nor list chunks, or the scope reads nothing."""
+    if scope.is_empty:
         return ()
-    per_collection: dict[str, list[str]] = {}
-    for chunk in retriever.chunks(scope):
-        if chunk.heading_path and chunk.heading_path[0].strip():
-            found = per_collection.setdefault(chunk.collection, [])
-            if chunk.heading_path[0] not in found:
-                found.append(chunk.heading_path[0])
+    names = sorted(set(scope.collections))
+    if isinstance(retriever, Headed):
+        per_collection = [retriever.top_level_headings(name) for name in names]
+    elif isinstance(retriever, Outlined):
+        listed = retriever.chunks(scope)
+        per_collection = [first_headings(c for c in listed if c.collection == n) for n in names]
+    else:
+        return ()
     picked: list[str] = []
-    for round_ in itertools.zip_longest(*per_collection.values()):
+    for round_ in itertools.zip_longest(*per_collection):
         for heading in round_:
             if heading is not None and heading not in picked and len(picked) < limit:
                 picked.append(heading)

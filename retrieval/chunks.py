@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
@@ -57,3 +58,12 @@ class Hit:
     chunk: Chunk
     score: float
     rank: int  # 1-based
+
+
+def first_headings(chunks: Iterable[Chunk]) -> tuple[str, ...]:
+    """The distinct top-level headings of `chunks`, in their order (blank ones skipped)."""
+    found: dict[str, None] = {}
+    for chunk in chunks:
+        if chunk.heading_path and chunk.heading_path[0].strip():
+            found.setdefault(chunk.heading_path[0])
+    return tuple(found)

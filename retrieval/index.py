@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from retrieval.artifact import load_root
-from retrieval.chunks import Chunk, Hit
+from retrieval.chunks import Chunk, Hit, first_headings
 from retrieval.config import Config
 from retrieval.corpus import collection_sets, index_text, set_chunks
 from retrieval.dense import DenseScorer
@@ -108,6 +108,7 @@ class Index:
         # A set's chunks by position, each built from its snapshot file when first read.
         self._chunks: dict[tuple[str, ...], Sequence[Chunk]] = {}
         self._listed: dict[tuple[str, ...], tuple[Chunk, ...]] = {}  # `chunks`: all built
+        self._headings: dict[str, tuple[str, ...]] = {}  # `top_level_headings`, by collection
         self._lock = threading.Lock()
 
     @classmethod
@@ -208,6 +209,20 @@ class Index:
                 self._listed[key] = tuple(chunks)
             return self._listed[key]
 
+    def top_level_headings(self, collection: str) -> tuple[str, ...]:
+        """The distinct top-level headings of `collection`'s chunks in index order, worked out
+        once per load: a new assistant thread's suggested prompts (grounding.retriever's
+        `top_headings`) no longer walk every chunk of its scope (100k chunks: see
+        docs/performance-index.md "h9, session 8")."""
+        self._check_loaded((collection,))
+        with self._lock:
+            known = self._headings.get(collection)
+        if known is None:  # two threads may both work it out: the same headings
+            known = first_headings(self._snapshots[collection].chunks)
+            with self._lock:
+                self._headings[collection] = known
+        return known
+
     def adjacent(self, chunk: Chunk) -> tuple[Chunk | None, Chunk | None]:
         """The chunks before and after `chunk` in its file. Only that file's chunks are read
         (built from its collection's snapshot file): an answer's neighbours no longer build
@@ -255,6 +270,16 @@ class Index:
         return None if self._dense is None else self._dense.model
 
     def _engine_for(self, names: tuple[str, ...]) -> tuple[Engine, Sequence[Chunk]]:
+        self._check_loaded(names)
+        key = tuple(sorted(set(names)))
+        with self._lock:
+            if key not in self._chunks:  # set_chunks order: collections by name, files by path
+                self._chunks[key] = Concatenated([self._snapshots[name].chunks for name in key])
+            if key not in self._engines:
+                self._engines[key] = self._build_in_memory(key)
+            return self._engines[key], self._chunks[key]
+
+    def _check_loaded(self, names: tuple[str, ...]) -> None:
         missing = [name for name in names if name not in self._snapshots]
         if missing and self._partial:
             # A caller's mistake, not the index's: it loaded fewer collections than it searches.
@@ -267,13 +292,6 @@ class Index:
                 f"collection(s) {', '.join(missing)} are not in the index: "
                 f"{run_index('to add them')}"
             )
-        key = tuple(sorted(set(names)))
-        with self._lock:
-            if key not in self._chunks:  # set_chunks order: collections by name, files by path
-                self._chunks[key] = Concatenated([self._snapshots[name].chunks for name in key])
-            if key not in self._engines:
-                self._engines[key] = self._build_in_memory(key)
-            return self._engines[key], self._chunks[key]
 
     def _build_in_memory(self, names: tuple[str, ...]) -> Engine:
         """A set the build did not enumerate (the config changed since): built once, kept."""

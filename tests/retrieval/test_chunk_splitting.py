@@ -6,6 +6,7 @@ a 120-line code block, a 400-row table and a ~147 KB paragraph.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -22,6 +23,9 @@ BUDGET = 350  # the default chunk_tokens
 COUNTER = TiktokenCounter()
 
 
+# Chunks are frozen: a document cut once serves every test that reads its pieces (the cut of a
+# ~147 KB paragraph is ~0.15 s). The determinism test cuts again with chunk_document itself.
+@functools.cache
 def _chunks(path: str, text: str, budget: int = BUDGET) -> tuple[Chunk, ...]:
     chunks = chunk_document("c", path, text, "", COUNTER, budget)
     assert len(chunks) > 1

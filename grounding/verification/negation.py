@@ -4,9 +4,16 @@ redirects"). "haven't", "doesn't", "won't" are negations; "note" is not."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from grounding.verification.anchors import anchored, content_after, is_content, sentence_window
+from grounding.verification.anchors import (
+    anchored,
+    content_after,
+    is_content,
+    sentence_window,
+    terms,
+)
 from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, fold_word
 
@@ -92,10 +99,23 @@ _DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until", "non"))
 _DENYING = NEGATIONS | _DENIED_OTHERWISE
 
 
-def dropped_negation(claim: Sequence[str], clause: Sequence[str]) -> str | None:
-    """The word a negation of the quote's clause negates, when the claim states that word with
-    no negation near it; None when the claim keeps every negation or does not say the word."""
+# A condition closed by its negation, its verb left out ("If it isn't, the user gets a 403"):
+# it negates nothing after its comma, and a claim says it with an alternative ("..., or the
+# user gets a 403", "otherwise", "else", "unless").
+_ELLIPTIC_CONDITION = re.compile(
+    r"\b(?:if|unless)\b[^,;:.!?]{0,40}?(?:\bnot|n[’']t|\bnever)\s*[,;:]", re.IGNORECASE
+)
+_ALTERNATIVES = frozenset(fold_word(w) for w in ("or", "otherwise", "else", "unless"))
+
+
+def dropped_negation(claim: Sequence[str], quoted: str) -> str | None:
+    """The word a negation of the quote's clause `quoted` negates, when the claim states that
+    word with no negation near it; None when the claim keeps every negation or does not say the
+    word."""
     said = set(claim)
+    if _ALTERNATIVES & said:
+        quoted = _ELLIPTIC_CONDITION.sub(" ", quoted)
+    clause = terms(quoted)
     for j, term in enumerate(clause):
         if term not in NEGATIONS or opens_bound(clause, j):
             continue

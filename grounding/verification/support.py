@@ -245,7 +245,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     # The "Not" of a "Not ...:" lead denies the lead's words: it keeps a negation of the quote.
     denying = terms(_unmarked(claim))
     for clause in support.clauses:
-        negated = dropped_negation(denying, terms(clause))
+        negated = dropped_negation(denying, clause)
         if negated is not None:
             return f"the quoted evidence negates {negated!r} and the claim does not"
     return None

@@ -30,6 +30,9 @@ _DEFAULT = fold_word("default")
 # not deny the fact), pinned by tests/grounding/test_verify_reads_both_ways.py on a made-up case.
 _CONDITIONS = frozenset(("if", "unless"))
 _CONDITION_REACH = 4  # "if you have not", "if it is not yet"
+# A negated wish in a condition states what the reader is after ("If you don't want X, pass
+# Y" says "To avoid X, pass Y"), never that the evidence denies X.
+_WANTING = frozenset((fold_word(w),) for w in ("want", "need", "wish", "like"))
 
 
 def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
@@ -42,6 +45,8 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
             continue  # "no more than 8": a bound (bounds.py reads it), not a negation
         if states_default and _in_condition(claim, i):
             continue  # "if you haven't changed it, ...": how a paraphrase says "by default"
+        if _in_condition(claim, i) and tuple(content_after(claim, i, 1)) in _WANTING:
+            continue  # "If you don't want the proxy used, pass ...": the reader's aim
         if _contrasted(claim, i, evidence):
             continue  # "..., not to the request method": the evidence's "rather than ..."
         return term

@@ -53,6 +53,9 @@ _DEFAULT_CONDITION = re.compile(r"^(?:unless|if)\b[^,;:.]{1,80},\s+", re.IGNOREC
 _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
 # An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
+# "URL" names what the evidence writes out as one ("scheme://..."), not a name of its own.
+_URL_WORD = re.compile(r"UR[LI]s?")
+_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 # The texts content coverage can be measured against (Support's fields of those names).
@@ -176,6 +179,8 @@ def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
             continue
         if _ACRONYM.fullmatch(token) and _names_in_code(token.lower(), written.lower()):
             continue
+        if _URL_WORD.fullmatch(token) and _SCHEME.search(written):
+            continue  # "the proxy URL" of `proxy='socks5://user:pass@host:port'`
         if not appears(quote_form(token), formed) and not names_the_same(token, written):
             return f"not in the cited evidence: {token!r}"
     return None

@@ -126,3 +126,33 @@ def _same_unit(unit: str, units: Sequence[str | None]) -> bool:
     """`unit` is one of `units`, a size unit in any of its spellings."""
     name = SIZE_UNITS.get(unit, unit)
     return any(u is not None and SIZE_UNITS.get(u, u) == name for u in units)
+
+
+# A unit said without a number: "given in milliseconds" states the unit values are in, and "an
+# hour after" a duration of one unit. Not "second" alone: "a second request" is a position.
+_PER = fold_word("per")
+_ONE_OF = folded_words("a an")
+_AROUND_ONE = folded_words("after before later ago")
+_BEFORE_ONE = folded_words("after within for in than")
+_ONE_UNITS = folded_words("millisecond minute hour day week")
+
+
+def bare_unit_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """A unit the claim states values in ("in milliseconds", "per minute") where the evidence
+    states another of the same kind and not it; or a duration of one unit ("an hour after",
+    "within a day") whose unit the evidence never says."""
+    stated = set(evidence)
+    for i, term in enumerate(claim):
+        if term in stated or i == 0 or (term not in DURATIONS and term not in SIZES):
+            continue
+        before, after = claim[i - 1], claim[i + 1] if i + 1 < len(claim) else ""
+        if before in (_IN, _PER):
+            kind = DURATIONS if term in DURATIONS else SIZES
+            others = [t for t in stated if t in kind and not _same_unit(term, [t])]
+            if others:
+                return f"the claim says {term!r} where the quoted evidence says {others[0]!r}"
+        elif before in _ONE_OF and term in _ONE_UNITS:
+            opens = i > 1 and claim[i - 2] in _BEFORE_ONE
+            if opens or after in _AROUND_ONE:
+                return f"the quoted evidence gives no duration of one {term!r}"
+    return None

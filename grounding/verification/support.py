@@ -34,7 +34,7 @@ from grounding.verification.negation import (
     negation_disagrees,
 )
 from grounding.verification.numbers import chinese_in_digits, spanish_numbers
-from grounding.verification.quantities import unit_problem
+from grounding.verification.quantities import bare_unit_problem, unit_problem
 from grounding.verification.quotes import quote_form, without_line_markup, without_links
 from grounding.verification.settings import setting_problem
 from grounding.verification.values import number_problem, value_problem
@@ -222,6 +222,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         value_problem,
         default_problem,
         unit_problem,
+        bare_unit_problem,
         opposite_problem,
         order_problem,
         reversed_problem,

@@ -92,6 +92,9 @@ def _terms_of(token: str) -> tuple[str, ...]:
 # ..."), so the words an ordinal is read with reach past it to what the item says.
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
 _ORDINAL_REACH = 6
+# How far a number's anchor words are looked for when the words right next to it are all the
+# paraphrase's own (set by hand, as the ordinal reach is).
+_PARAPHRASE_REACH = 6
 
 
 def is_number(term: str) -> bool:
@@ -110,6 +113,11 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
     neighbours = set().union(*(neighbour_words(claim, k, width) for k in _number_run(claim, i)))
     if not neighbours:
         return True
+    if not neighbours & set(evidence):
+        # Words the evidence never says are the paraphrase's own ("can give it two or more"
+        # of "it may have two or more"): they anchor nothing, so the words past them do.
+        wider = (neighbour_words(claim, k, _PARAPHRASE_REACH) for k in _number_run(claim, i))
+        neighbours = set().union(*wider) or neighbours
     term = claim[i]
     spots = [j for j, other in enumerate(evidence) if _same(term, other)]
     if is_number(term):

@@ -1,0 +1,29 @@
+"""A number whose next words are all the paraphrase's own ("can give it two or more" of "it
+may have two or more") is anchored by the words past them: words the evidence never says anchor
+nothing. Made-up sentences, no benchmark item."""
+
+from __future__ import annotations
+
+from tests.grounding.support_checks import dropped, kept
+
+POOL = "Usually the pool keeps one idle worker, but under heavy bursts it may hold three or more."
+
+
+def test_a_number_next_to_the_paraphrases_own_words_is_read_past_them() -> None:
+    kept(
+        "The pool usually keeps one idle worker, though heavy bursts can grow it to three or more.",
+        POOL,
+    )
+
+
+def test_a_number_still_needs_its_words_near_it() -> None:
+    dropped(
+        "The pool usually keeps one idle worker, though heavy bursts can grow it to four or more.",
+        POOL,
+    )
+    # The next word is the evidence's, elsewhere: the number is read with it, as before.
+    dropped("The team played in week 17.", "In week 16 the team scored 17 touchdowns.")
+    dropped(
+        "Heavy bursts grow the pool to three idle workers, and we add them by hand.",
+        "Usually one idle worker is kept. We add three by hand under heavy bursts.",
+    )

@@ -92,3 +92,39 @@ def bound_problem(
 def _bound_in(block: Sequence[str], j: int, *, described: bool) -> Bound | None:
     phrase = bound_of(block, j)
     return phrase if phrase is not None or not described else described_bound(block)
+
+
+# A range of the evidence: "between 2 and 3", "from 2 to 3". Each end is a bound of the range's
+# numbers: a claim may give one end only as that bound ("up to 3", "at least 2").
+_RANGES = ((fold_word("between"), fold_word("and")), (fold_word("from"), fold_word("to")))
+
+
+def range_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """A number the claim gives plainly, without the range's other end or the bound it is, where
+    every occurrence of it in the evidence ends a range ("exactly three elements" of "between 2
+    and 3 elements")."""
+    ends = _range_ends(evidence)
+    for i, term in enumerate(claim):
+        if not is_number(term) or term not in ends or bound_of(claim, i) is not None:
+            continue
+        spots = [j for j, other in enumerate(evidence) if other == term]
+        ranges = [ends[term][j] for j in spots if j in ends[term]]
+        if len(ranges) < len(spots):
+            continue  # the evidence also gives it on its own
+        said = set(claim[max(0, i - 4) : i + 5])
+        if any(low in said and high in said for low, high in ranges):
+            continue  # "two or three elements": both ends
+        low, high = ranges[0]
+        return f"the quoted evidence gives {term} as an end of a range ({low} to {high})"
+    return None
+
+
+def _range_ends(terms: Sequence[str]) -> dict[str, dict[int, tuple[str, str]]]:
+    """Each number ending a range, with where it is and the range's two ends."""
+    out: dict[str, dict[int, tuple[str, str]]] = {}
+    for k in range(len(terms) - 3):
+        opener, low, join, high = terms[k : k + 4]
+        if (opener, join) in _RANGES and is_number(low) and is_number(high):
+            out.setdefault(low, {})[k + 1] = (low, high)
+            out.setdefault(high, {})[k + 3] = (low, high)
+    return out

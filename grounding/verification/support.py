@@ -13,7 +13,7 @@ from grounding.verification.additions import addition_problem
 from grounding.verification.anchors import is_content, terms
 from grounding.verification.antonyms import opposite_problem, order_problem, reversed_problem
 from grounding.verification.bindings import binding_problem
-from grounding.verification.bounds import bound_problem
+from grounding.verification.bounds import bound_problem, range_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
 from grounding.verification.enumerations import list_counts, self_counted
@@ -234,7 +234,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     if problem is not None:
         return problem
     blocks = [terms(_prose(block)) for block in support.quoted.split("\n\n")]
-    problem = bound_problem(said, quoted, blocks)
+    problem = bound_problem(said, quoted, blocks) or range_problem(said, quoted)
     if problem is not None:
         return problem
     problem = binding_problem(_prose(claim), _prose(support.quoted)) or setting_problem(

@@ -120,9 +120,24 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
         neighbours = set().union(*wider) or neighbours
     term = claim[i]
     spots = [j for j, other in enumerate(evidence) if _same(term, other)]
+    if _versioned(claim, i) and any(j > 0 and evidence[j - 1] == _VERSION for j in spots):
+        return True  # "since 3.11" of "Changed in version 3.11": a version is its own anchor
     if is_number(term):
         spots += _named_elsewhere(evidence, spots)
     return any(neighbours & sentence_window(evidence, j, window) for j in spots)
+
+
+# The words a claim writes a version number after ("since 3.11", "Python 3.8", "added in 3.9"):
+# such a number is anchored by the evidence's "version" right before it.
+_VERSION = fold_word("version")
+_VERSION_WORDS = frozenset(
+    fold_word(w) for w in ("since", "python", "in", "version", "added", "new", "from", "until")
+)
+
+
+def _versioned(terms: Sequence[str], i: int) -> bool:
+    """Term `i` is a dotted number written as a version: right after a version word."""
+    return "." in terms[i] and is_number(terms[i]) and i > 0 and terms[i - 1] in _VERSION_WORDS
 
 
 def _named_elsewhere(evidence: Sequence[str], spots: Sequence[int]) -> list[int]:

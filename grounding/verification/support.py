@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from grounding.verification.additions import addition_problem
@@ -16,6 +16,7 @@ from grounding.verification.bindings import binding_problem
 from grounding.verification.bounds import bound_problem, range_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
+from grounding.verification.directives import readable
 from grounding.verification.enumerations import list_counts, self_counted
 from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
@@ -118,6 +119,12 @@ def check(
     claim = normalize_text(without_line_markup(claim_text))
     if not claim:
         return Verdict("the claim is empty")
+    support = replace(
+        support,
+        quoted=readable(support.quoted),
+        context=readable(support.context),
+        clauses=tuple(readable(clause) for clause in support.clauses),
+    )
     other = in_other_language(claim, support.cited)
     tokens = exact_tokens(claim)
     problem = _token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)

@@ -118,14 +118,71 @@ def names_the_same(token: str, evidence: str) -> bool:
     if call is not None:
         name = call.group(1)
         defined = re.search(rf"(?<![\w.]){re.escape(name)}\(", evidence)
-        return defined is not None or appears(name, evidence)
+        return defined is not None or appears(name, evidence) or _names_a_call(token, evidence)
     if _CLASS_NAME.fullmatch(token):
         return re.search(rf"(?<!\w){re.escape(token)}e?s(?!\w)", evidence) is not None
     qualified = _QUALIFIED.fullmatch(token)
     if qualified is not None:
         module, name = qualified.groups()
         return appears(name, evidence) and _is_module(module, evidence)
-    return False
+    return _names_a_call(token, evidence)
+
+
+# A name the evidence documents, called with its arguments or qualified by its module or its
+# instance: `shutil.which(cmd)`, `@dataclass(frozen=True)`, `functools.cache`, `q.join()`.
+_NAMED_CALL = re.compile(
+    r"@?(?:(?P<owner>[A-Za-z_]\w*)\.)?(?P<name>[A-Za-z_]\w*)(?:\((?P<args>[^()]*)\))?"
+)
+_KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=\s*(.+)")
+_LITERAL = re.compile(r"True|False|None|-?\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"")
+
+
+def _names_a_call(token: str, evidence: str) -> bool:
+    """`token` calls or names what the evidence documents: the name is defined there (`which(`)
+    or written bare; each argument is a literal or a word of the evidence and each keyword one
+    with the value the evidence gives it; an owner is a module the
+    evidence documents (":mod:`shutil`", ".. module:: shutil") or qualifies names with, or the
+    instance of a class the evidence qualifies the name with (`q.join()` of ``Queue.join()``)."""
+    call = _NAMED_CALL.fullmatch(token)
+    if call is None or (call.group("owner") is None and call.group("args") is None):
+        return False
+    owner, name, args = call.group("owner", "name", "args")
+    if re.search(rf"(?<!\w){re.escape(name)}\(", evidence) is None and not appears(name, evidence):
+        return False
+    if owner is not None and not (_documents(owner, evidence) or _instance(owner, name, evidence)):
+        return False
+    return all(_given(arg.strip(), evidence) for arg in (args or "").split(",") if arg.strip())
+
+
+def _documents(module: str, evidence: str) -> bool:
+    """The evidence documents `module`: ":mod:`shutil`", ".. module:: shutil", or qualifies
+    names with it."""
+    named = rf"(?::mod:`~?|\.\.[ \t]*(?:current)?module::[ \t]*){re.escape(module)}(?![\w.])"
+    return re.search(named, evidence) is not None or _is_module(module, evidence)
+
+
+def _instance(owner: str, name: str, evidence: str) -> bool:
+    """`owner` is a lowercase instance of the class the evidence writes `name` under: `q` or
+    `queue` of ``Queue.join()``."""
+    if not owner.islower():
+        return False
+    classes = re.findall(rf"(?<![\w.])([A-Z]\w*)\.{re.escape(name)}(?!\w)", evidence)
+    return any(cls.lower().startswith(owner) for cls in classes)
+
+
+def _given(arg: str, evidence: str) -> bool:
+    """An argument of a call: a literal, or a name the evidence writes; a keyword with its
+    value as the evidence writes them."""
+    keyword = _KEYWORD.fullmatch(arg)
+    if keyword is not None:
+        # A keyword and its value as the evidence writes them: `http2=False` of `http2=True`
+        # swaps a value, `insecure=True` invents a keyword.
+        key, value = keyword.groups()
+        written = rf"(?<![\w.]){re.escape(key)}\s*=\s*{re.escape(value.strip())}(?![\w.])"
+        return re.search(written, evidence) is not None
+    if _LITERAL.fullmatch(arg):
+        return True
+    return re.fullmatch(r"[A-Za-z_]\w*", arg) is not None and appears(arg, evidence)
 
 
 def _is_module(name: str, evidence: str) -> bool:

@@ -88,10 +88,18 @@ def _in_condition(claim: Sequence[str], i: int) -> bool:
     return False
 
 
-def negation_disagrees(claim: Sequence[str], clauses: Sequence[Sequence[str]]) -> bool:
+# Chinese negations: 不 (not), 没 / 沒 (have not), 无 / 無 (without, 无法: cannot), 未 (not
+# yet), 非 (non-), 别 (do not). Read as characters: a Chinese claim has no words to fold.
+_CHINESE_NEGATION = re.compile("[不没沒无無未非别]")
+
+
+def negation_disagrees(
+    claim: Sequence[str], clauses: Sequence[Sequence[str]], written: str = ""
+) -> bool:
     """For a claim in another language, whose words cannot be matched: it negates and its quotes'
-    clauses do not, or the other way round ("no" is a negation in Spanish too)."""
-    negates = bool(NEGATIONS & set(claim))
+    clauses do not, or the other way round ("no" is a negation in Spanish too, "不" and "无法"
+    in Chinese, read in `written`, the claim as written)."""
+    negates = bool(NEGATIONS & set(claim)) or _CHINESE_NEGATION.search(written) is not None
     return bool(clauses) and negates != any(NEGATIONS & set(clause) for clause in clauses)
 
 

@@ -221,7 +221,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         return problem
     if other:
         clauses = [terms(clause) for clause in support.clauses]
-        if negation_disagrees(said, clauses):
+        if negation_disagrees(said, clauses, claim):
             return "the claim and its quotes disagree on a negation"
         # "tres conexiones": a count of a noun the tables know, read as an English count.
         return binding_problem(in_english(claim), _prose(support.quoted))

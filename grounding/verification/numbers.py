@@ -200,6 +200,8 @@ def _phrase(tokens: Sequence[str], spaced: Sequence[bool], start: int) -> tuple[
             continue
         elif i == start and _DIGITS.fullmatch(token) and _next_is_scale(tokens, i):
             current, last = float(token.replace(",", "")), "digits"
+        elif i == start and token == "a" and _next_is_scale(tokens, i):
+            current, last = 1.0, "digits"  # "a hundred and twenty-eight" is 128
         else:
             break
         i += 1

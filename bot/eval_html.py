@@ -137,11 +137,13 @@ def _chart(f: Figures) -> str:
     row, label_w, bar_w = 26, 190, 360
     height = row * len(bars) + 10
     shapes = []
-    for i, (label, ratio, value) in enumerate(bars):
+    for i, (name, ratio, value) in enumerate(bars):
         y = 5 + i * row
-        colour = _BAR_COLOURS[0 if i < 3 else 2 if label.startswith("dropped") else 1]
+        # Green where more is better; the losses (answerable refused, dropped claims) in brown.
+        lost = name == "answerable refused" or name.startswith("dropped")
+        colour = _BAR_COLOURS[2 if lost else 0 if i < 3 else 1]
         shapes.append(
-            f'<text x="{label_w - 8}" y="{y + 16}" text-anchor="end">{_e(label)}</text>'
+            f'<text x="{label_w - 8}" y="{y + 16}" text-anchor="end">{_e(name)}</text>'
             f'<rect x="{label_w}" y="{y + 3}" width="{bar_w}" height="18" fill="#eee"/>'
             f'<rect x="{label_w}" y="{y + 3}" width="{ratio * bar_w:.1f}" height="18" '
             f'fill="{colour}"/>'

@@ -21,7 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import REFUSED_WHILE_CLOSING
 from bot.health import Readiness
 from bot.listeners import Answerer, InFlight, ListenerDeps, register
-from bot.live import Live, LiveRuntime, Reload
+from bot.live import Live, LiveRuntime, Reload, RuntimeCloser
 from bot.metrics import Metrics
 from bot.policy import ChannelPolicy, slack_channel_lookup
 from bot.resume import Resumer
@@ -110,6 +110,7 @@ def build_app(
     metrics: Metrics | None = None,
     readiness: Readiness | None = None,
     clock: Clock | None = None,
+    closer: RuntimeCloser | None = None,
 ) -> AsyncApp:
     """The real app; tests pass fakes for the answerer and point settings at a fake Slack.
 
@@ -119,6 +120,7 @@ def build_app(
     without it, `config` and `answerer` serve until the process ends. `metrics` counts what
     /metrics shows, `readiness` answers /readyz (bot/serve.py serves both). `clock` times the
     waits on Slack a lease bounds (tests pass a fake one; the system clock otherwise).
+    `closer` closes the answerer served, at shutdown (bot/serve.py).
     """
     settings.bot_token()  # fails with a clear message when SLACK_BOT_TOKEN is missing
     signing_secret = "" if settings.socket_mode else settings.signing_secret()
@@ -139,6 +141,8 @@ def build_app(
     _filter_bolt_logs(VERIFICATION_LOGGER)
     policy = policy or ChannelPolicy(config, slack_channel_lookup(client))
     runtime = LiveRuntime(Live(config, answerer, policy), reload)
+    if closer is not None:
+        closer.bind(runtime)
     in_flight = in_flight or InFlight()
     clock = clock or SystemClock()
     deps = ListenerDeps(runtime, store, in_flight=in_flight, metrics=metrics, clock=clock)

@@ -157,6 +157,18 @@ class LiveRuntime:
                     self._retire(previous.answerer)
         return self._live
 
+    async def aclose(self, seconds: float) -> None:
+        """At shutdown: close the answerer being served once the last turn holding it has ended,
+        and wait up to `seconds` for it and any a reload replaced to be closed (a turn still
+        running then is cut off with the loop, and its answerer's connections with it)."""
+        self._retire(self._live.answerer)
+        if not self._closing:
+            return
+        _, waiting = await asyncio.wait(tuple(self._closing), timeout=seconds)
+        if waiting:
+            log.warning("%d answerer(s) still in use after %.0fs: not closed", len(waiting),
+                        seconds)  # fmt: skip
+
     def _retire(self, answerer: Answerer) -> None:
         """Close a replaced answerer once the turns holding it are done (at once if none is)."""
         if not isinstance(answerer, Closable):
@@ -233,9 +245,24 @@ async def _close_when_idle(answerer: Closable, idle: asyncio.Event) -> None:
         await answerer.aclose()
     except Exception:
         # Closing what nobody uses any more must not take the running bot down.
-        log.exception("closing the answerer replaced by a reload failed")
+        log.exception("closing an answerer no longer served failed")
     else:
-        log.info("closed the answerer replaced by a reload")
+        log.info("closed an answerer no longer served (replaced by a reload, or at shutdown)")
+
+
+class RuntimeCloser:
+    """Bound to the app's LiveRuntime by build_app; `docbot serve` closes the answerer it
+    serves through it at shutdown, after the drain (bot/serve.py)."""
+
+    def __init__(self) -> None:
+        self._runtime: LiveRuntime | None = None
+
+    def bind(self, runtime: LiveRuntime) -> None:
+        self._runtime = runtime
+
+    async def close(self, seconds: float) -> None:
+        if self._runtime is not None:
+            await self._runtime.aclose(seconds)
 
 
 class Unavailable:

@@ -23,7 +23,7 @@ from bot.app import build_app
 from bot.health import Readiness
 from bot.inbound import Verdict, check_body, check_signed
 from bot.listeners import Answerer, InFlight
-from bot.live import Reload
+from bot.live import Reload, RuntimeCloser
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.resume import Resumer
 from bot.retries import RetryPolicy
@@ -40,6 +40,8 @@ log = logging.getLogger("docbot.serve")
 EVENTS_PATH = "/slack/events"
 # On shutdown, answers already acknowledged get this long to finish before the loop closes.
 DRAIN_SECONDS = 20.0
+# Then the answerer served gets this long to close its model client's connections.
+CLOSE_SECONDS = 5.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -138,10 +140,10 @@ async def run_serve(
     `sync` (a SourceSync by default) keeps the documents current. `retry` is how the Web API
     client waits between tries (slack_sdk's backoff unless a test says)."""
     in_flight = in_flight or InFlight()
-    resumer, metrics, readiness = Resumer(), Metrics(), Readiness()
+    resumer, metrics, readiness, closer = Resumer(), Metrics(), Readiness(), RuntimeCloser()
     app = build_app(
         settings, answerer, store, config=config, in_flight=in_flight, reload=reload, retry=retry,
-        resumer=resumer, metrics=metrics, readiness=readiness,
+        resumer=resumer, metrics=metrics, readiness=readiness, closer=closer,
     )  # fmt: skip
     identity = await check_token(app.client)
     log.info("connected to Slack as %s in %s", identity.get("user"), identity.get("team"))
@@ -182,6 +184,9 @@ async def run_serve(
         await _cancel(first)
         await _drain(in_flight, DRAIN_SECONDS)
         await _cancel((serving,))
+        # The answerer served (its model client's connections) is closed once the last turn
+        # holding it has ended, as a reload closes the one it replaces.
+        await closer.close(CLOSE_SECONDS)
 
 
 async def _cancel(tasks: Sequence[asyncio.Task[None]]) -> None:

@@ -32,6 +32,7 @@ import hashlib
 import heapq
 import io
 import json
+import logging
 import struct
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,6 +48,8 @@ from retrieval.record_file import CRC32, Layout, RecordFile, RecordFileError, Sh
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
+
+log = logging.getLogger("docbot.index")
 
 _CACHED_PAIRS = 100_000
 _REWRITTEN = "`docbot index` writes it again"
@@ -302,9 +305,12 @@ class QuestionEmbedder:
 
 
 def _file(embedder: StaticEmbedder, source_sha256: str) -> str:
-    """Named by the model and the tokenizer file's sha256, as every index file by its content:
-    a build for another tokenizer file writes a new file, never over one a manifest names."""
-    return f"vectors/query-tokens-{model_tag(embedder)}-{source_sha256[:16]}.bin"
+    """Named by the model, the tables' layout version and the tokenizer file's sha256, as every
+    index file by its content: a build for another tokenizer file, or by a docbot of another
+    layout version, writes a new file, never over one a manifest names (the previous index
+    stays whole until the new manifest replaces it, and an older docbot's is never broken)."""
+    tag = model_tag(embedder)
+    return f"vectors/query-tokens-{tag}-v{LAYOUT.version}-{source_sha256[:16]}.bin"
 
 
 def write_query_tokens(root: Path, embedder: Embedder) -> dict[str, Any] | None:
@@ -338,8 +344,12 @@ def write_query_tokens(root: Path, embedder: Embedder) -> dict[str, Any] | None:
 
 def question_embedder(root: Path, entry: object, embedder: Embedder, fix: str) -> Embedder:
     """`embedder` with the index's query tokens (its manifest `entry`) when they were made
-    for this model from the installed tokenizer file; else `embedder` itself. A damaged file
-    is refused (QueryTokensError, an IndexNotBuiltError), like every index file."""
+    for this model from the installed tokenizer file; else `embedder` itself.
+
+    The query tokens are a cache of the tokenizer, not the index's content: without them the
+    model's own tokenizer gives the same ids. So a file that is missing, damaged or of
+    another docbot version is not used, with a warning that says so and what to do ("run
+    `docbot index` again", which writes it anew), instead of refusing the whole index."""
     if not (
         isinstance(entry, dict)
         and isinstance(embedder, StaticEmbedder)
@@ -350,8 +360,12 @@ def question_embedder(root: Path, entry: object, embedder: Embedder, fix: str) -
     path = root / str(entry["file"])
     where = f"the query tokens file {path}"
     size, sha256 = int(entry["bytes"]), str(entry["sha256"])
-    data = record_file.read(path, LAYOUT, where, fix, size=size, sha256=sha256)
-    tokens = QueryTokens(data, where, fix, verified=True)
+    try:
+        data = record_file.read(path, LAYOUT, where, fix, size=size, sha256=sha256)
+        tokens = QueryTokens(data, where, fix, verified=True)
+    except QueryTokensError as exc:
+        log.warning("%s; questions are tokenized by the model's tokenizer until then", exc)
+        return embedder
     try:
         installed = hashlib.sha256(embedder.tokenizer_file.read_bytes()).hexdigest()
     except OSError:

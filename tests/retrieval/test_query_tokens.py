@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from retrieval.embeddings import LazyTokenizer, StaticEmbedder, load_embedder
-from retrieval.errors import IndexNotBuiltError
 from retrieval.index import Index, build_index, index_root
 from retrieval.query_tokens import (
     QueryTokens,
@@ -157,7 +156,7 @@ def _manifest(root: Path) -> dict[str, Any]:
     return found
 
 
-def test_the_index_keeps_them_and_a_load_refuses_them_damaged(tmp_path: Path) -> None:
+def test_the_index_keeps_them_and_a_build_rewrites_them_damaged(tmp_path: Path) -> None:
     config = three_collections(tmp_path)  # built with wordllama's model
     root = index_root(config)
     entry = _manifest(root)["query_tokens"]
@@ -167,9 +166,8 @@ def test_the_index_keeps_them_and_a_load_refuses_them_damaged(tmp_path: Path) ->
     assert Index.load(config, collections=scope.collections).search("payments key", scope, 3)
     data = path.read_bytes()
     path.write_bytes(data[:-1] + bytes([data[-1] ^ 0x01]))
-    for collections in (scope.collections, None):
-        with pytest.raises(IndexNotBuiltError, match=r"query tokens.*damaged.*docbot index"):
-            Index.load(config, collections=collections)
+    for collections in (scope.collections, None):  # passed over with a warning: a cache
+        assert Index.load(config, collections=collections).search("payments key", scope, 3)
     build_index(config)  # rewritten, not kept
     assert path.read_bytes() == data
     assert _manifest(root)["query_tokens"] == entry

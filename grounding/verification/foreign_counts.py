@@ -76,10 +76,12 @@ def in_english(claim: str) -> str:
 
 
 def _spanish_counts(claim: str) -> list[tuple[str, str]]:
-    words = _WORD.findall(_without_accents(claim.casefold()))
+    # The table's nouns are written without accents ("conexion"), the numbers with them
+    # ("dieciséis"): the words keep theirs, and only a noun is looked up without.
+    words = _WORD.findall(claim.casefold())
     out: list[tuple[str, str]] = []
     for k, word in enumerate(words):
-        english = _SPANISH.get(word)
+        english = _SPANISH.get(_without_accents(word))
         if english is None or k == 0:
             continue
         value = _value_before(words, k)

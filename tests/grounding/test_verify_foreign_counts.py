@@ -35,3 +35,10 @@ def test_counts_are_read_in_english_with_their_nouns() -> None:
     assert in_english("有两种方式，等待30秒。") == "2 ways. 30 seconds."
     assert in_english("第3步") == ""  # a position, not a count
     assert in_english("HTTPX tiene un cliente.") == ""  # "un" is as often an article
+
+
+def test_a_spanish_number_with_an_accent_is_read_before_its_noun() -> None:
+    # The nouns are looked up without accents, the number ("dieciséis") is read as written.
+    assert in_english("Espera dieciséis segundos.") == "16 seconds."
+    quote = "The pool opens sixteen connections and retries three times."
+    assert "counts" in other_language_dropped("El pool reintenta dieciséis veces.", quote)

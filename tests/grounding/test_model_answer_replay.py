@@ -4,17 +4,20 @@ The test split of benchmarks/model_answers (hand-written answers to held-out dev
 through the composition `docbot ask` runs, on both APIs, against the fake OpenAI server that cites
 from each prompt; a small BM25 index of just the files those answers quote keeps it quick. It
 asserts issue 9's targets (figures.TARGET_*) where the verifier meets them, else today's figure.
-The floors were measured on the first batch of answers, so that batch is what is replayed here;
-later batches (s8: answers over all four corpora, in shapes the first did not have) are measured
-by `python -m benchmarks.model_answers --split test --batch s8` on the full indexes.
+Each batch is replayed and held to floors of its own: the first batch's were measured on it, and
+s8's (answers over all four corpora, in shapes the first did not have, far from the targets) on
+this small index, where its quotes miss the packet more often than on the full indexes that
+`python -m benchmarks.model_answers --split test --batch s8` measures.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from benchmarks.dev_questions import CORPORA
-from benchmarks.model_answers.answers import CORPUS_NAMES, FIRST_BATCH, load_answers
+from benchmarks.model_answers.answers import BATCHES, CORPUS_NAMES, FIRST_BATCH, load_answers
 from benchmarks.model_answers.figures import (
     TARGET_DROPPED,
     TARGET_INTACT,
@@ -44,14 +47,51 @@ FLOOR_DROPPED = {
 MAX_NOT_REPLAYED_SHARE = 0.05
 
 
+@dataclass(frozen=True)
+class Floors:
+    faithful_kept: float
+    intact: float
+    dropped: dict[str, float]
+    not_replayed: float  # the most of a batch's claims whose quote may miss the small index
+
+
+# Batch s8 on main b30fbe1 (both APIs, this small index; its test misses were not read): today's
+# figures, so a regression fails here; 22 of its 234 claims miss the packet here, none on the
+# full indexes. Raise them with the verifier.
+FLOORS = {
+    FIRST_BATCH: Floors(FLOOR_FAITHFUL_KEPT, FLOOR_INTACT, FLOOR_DROPPED, MAX_NOT_REPLAYED_SHARE),
+    "s8": Floors(
+        faithful_kept=0.68,  # 78/114
+        intact=0.20,  # 6/30
+        dropped={
+            "invented_parameter": TARGET_DROPPED,  # 6/6
+            "wrong_evidence": TARGET_DROPPED,  # 6/6
+            "outside_knowledge": 0.75,  # 18/24
+            "changed_number": TARGET_DROPPED,  # 16/16
+            "spelled_count": TARGET_DROPPED,  # 14/14
+            "bool_swapped": TARGET_DROPPED,  # 10/10
+            "negation_added": 0.85,  # 12/14
+            "negation_removed": 0.75,  # 6/8
+        },
+        not_replayed=0.10,  # 22/234
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=BATCHES)
+def batch(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[ClaimOutcome]:
+def outcomes(tmp_path_factory: pytest.TempPathFactory, batch: str) -> list[ClaimOutcome]:
     if not CORPORA.is_dir():
         pytest.skip(f"../shared is absent: no corpora at {CORPORA}")
-    state = tmp_path_factory.mktemp("model-answers")
+    state = tmp_path_factory.mktemp(f"model-answers-{batch}")
     out: list[ClaimOutcome] = []
     for corpus in CORPUS_NAMES:
-        answers = load_answers(corpus, "test", (FIRST_BATCH,))
+        answers = load_answers(corpus, "test", (batch,))
         if not answers:
             continue
         files = sorted({f for a in answers for f in a.files})
@@ -68,21 +108,25 @@ def measured(outcomes: list[ClaimOutcome]) -> Figures:
     return figures(outcomes)
 
 
-def test_every_held_out_claim_is_replayed_and_matched(outcomes: list[ClaimOutcome]) -> None:
+def test_every_held_out_claim_is_replayed_and_matched(
+    outcomes: list[ClaimOutcome], batch: str
+) -> None:
     broken = [o for o in outcomes if o.outcome in ("error", "unmatched")]
     assert not broken, "\n".join(misses(broken))
     # The small index ranks a little differently from the full one the answers were written
     # against (fewer files, other term statistics), so a quote can miss the packet; a few may.
     missed = [o for o in outcomes if o.outcome == "not_replayed"]
-    assert len(missed) <= MAX_NOT_REPLAYED_SHARE * len(outcomes), "\n".join(misses(missed))
+    limit = FLOORS[batch].not_replayed
+    assert len(missed) <= limit * len(outcomes), "\n".join(misses(missed))
 
 
-def test_faithful_claims_and_answers_are_kept(measured: Figures) -> None:
-    assert measured.faithful_kept.share >= FLOOR_FAITHFUL_KEPT, measured.faithful_kept
-    assert measured.answers_intact.share >= FLOOR_INTACT, measured.answers_intact
+def test_faithful_claims_and_answers_are_kept(measured: Figures, batch: str) -> None:
+    floors = FLOORS[batch]
+    assert measured.faithful_kept.share >= floors.faithful_kept, measured.faithful_kept
+    assert measured.answers_intact.share >= floors.intact, measured.answers_intact
 
 
-def test_each_unfaithful_kind_is_dropped(measured: Figures) -> None:
+def test_each_unfaithful_kind_is_dropped(measured: Figures, batch: str) -> None:
     for kind, rate in measured.dropped_by_kind.items():
         assert rate.total, f"the test split has no {kind} claim"
-        assert rate.share >= FLOOR_DROPPED[kind], (kind, rate)
+        assert rate.share >= FLOORS[batch].dropped[kind], (kind, rate)

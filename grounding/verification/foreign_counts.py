@@ -13,7 +13,7 @@ import re
 import unicodedata
 from types import MappingProxyType
 
-from grounding.verification.numbers import chinese_in_digits, spanish_numbers
+from grounding.verification.numbers import CHINESE_MEASURES, chinese_in_digits, spanish_numbers
 
 # Spanish nouns, singular and plural, without accents, and the English nouns they are (more
 # than one where English has synonyms: a quote's count of either is the count).
@@ -42,9 +42,6 @@ _CHINESE_TABLE = """
     查询: queries | 迁移: migrations | 进程: processes | 线程: threads | 级别: levels
     字段: fields | 字符: characters | 重试: retries
 """
-# The measure words a count may take before its noun ("三个连接", "两条线"); "种" and "类"
-# count kinds alone ("两种") and are measure words before a noun ("两种方式").
-_CHINESE_MEASURES = "个条项位台件份组"
 
 
 def _table(text: str) -> MappingProxyType[str, str]:
@@ -62,8 +59,11 @@ _SPANISH = _table(_SPANISH_TABLE)
 _CHINESE = _table(_CHINESE_TABLE)
 _WORD = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 _CHINESE_NOUN = "|".join(sorted(map(re.escape, _CHINESE), key=len, reverse=True))
+# A count with a measure word before a noun the table knows (numbers.CHINESE_MEASURES), or
+# with the noun right after it; "种" and "类" count kinds alone ("两种") and are measure words
+# before a noun ("两种方式").
 _CHINESE_COUNT = re.compile(
-    rf"(?<![第\d.])(\d+(?:\.\d+)?)\s*(?:[{_CHINESE_MEASURES}种类](?={_CHINESE_NOUN}))?"
+    rf"(?<![第\d.])(\d+(?:\.\d+)?)\s*(?:[{CHINESE_MEASURES}种类](?={_CHINESE_NOUN}))?"
     rf"({_CHINESE_NOUN})"
 )
 

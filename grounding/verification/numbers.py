@@ -273,12 +273,14 @@ _CHINESE_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
 _CHINESE_SCALES = {"十": 10, "百": 100, "千": 1000}  # within a group of four digits
 _DECIMAL = r"\d+(?:\.\d+)?"
 _NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+# The measure words a Chinese count takes before the noun it counts ("三个连接", "两条线").
+CHINESE_MEASURES = "个条项位台件份组"
 # A Chinese count is a numeral before a classifier ("三个", "二十秒", "3万次"); without one a run
 # of numerals is often a word ("十分", very). "第" makes a position ("第三方", third-party). A
 # lone "一" is "a" as often as one, as "one" is in English.
 _CHINESE_COUNT = re.compile(
     rf"(?<![第\d.{_NUMERALS}])((?:{_DECIMAL})?(?:[{_NUMERALS}]+{_DECIMAL})*[{_NUMERALS}]+)"
-    r"(?=个|次|秒|毫秒|分钟|小时|天|周|月|年|种|步|条|项|位|台|倍|行|件|类|层|组|份|字节)"
+    rf"(?=[{CHINESE_MEASURES}]|次|秒|毫秒|分钟|小时|天|周|月|年|种|步|倍|行|类|层|字节)"
 )
 _NUMERAL_PART = re.compile(rf"{_DECIMAL}|.")
 

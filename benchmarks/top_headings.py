@@ -28,7 +28,8 @@ SHOWN = 4  # bot/assistant.py's PROMPTS_SHOWN
 
 
 class Listing:
-    """The index seen as a retriever that can only list chunks: top_headings walks them."""
+    """The index seen as a retriever that can only list chunks: top_headings walks them (also
+    the walk tests/retrieval/test_index_headings.py compares the index's headings with)."""
 
     def __init__(self, index: Index) -> None:
         self._index = index

@@ -38,7 +38,7 @@ from grounding.verification.numbers import chinese_in_digits, spanish_numbers
 from grounding.verification.quantities import bare_unit_problem, unit_problem
 from grounding.verification.quotes import quote_form, without_line_markup, without_links
 from grounding.verification.settings import setting_problem
-from grounding.verification.values import number_problem, value_problem
+from grounding.verification.values import BOOLEANS, number_problem, value_problem
 from retrieval.text import NEGATIONS, normalize_text
 
 # "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
@@ -223,6 +223,11 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         clauses = [terms(clause) for clause in support.clauses]
         if negation_disagrees(said, clauses, claim):
             return "the claim and its quotes disagree on a negation"
+        # "默认是 `True`" of "Default: ``False``": its literals are the quotes' (not only
+        # somewhere in the cited items), as an English claim's are.
+        problem = value_problem(said, quoted, BOOLEANS)
+        if problem is not None:
+            return problem
         # "tres conexiones": a count of a noun the tables know, read as an English count.
         return binding_problem(in_english(claim), _prose(support.quoted))
     for rule in (

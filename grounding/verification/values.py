@@ -61,8 +61,16 @@ def _named_numbers(evidence: Sequence[str]) -> set[tuple[str, str]]:
     }
 
 
-def value_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
-    """The first default or boolean word of the claim its evidence does not state."""
+# The literals among them: a claim in another language, whose own words for "default" or
+# "enabled" cannot be read, still writes `True` and `False` as code.
+BOOLEANS = frozenset(fold_word(w) for w in ("true", "false"))
+
+
+def value_problem(
+    claim: Sequence[str], evidence: Sequence[str], words: frozenset[str] = VALUE_WORDS
+) -> str | None:
+    """The first default or boolean word of the claim (of `words`) its evidence does not
+    state."""
     stated = set(evidence)
-    missing = next((t for t in claim if t in VALUE_WORDS and t not in stated), None)
+    missing = next((t for t in claim if t in words and t not in stated), None)
     return None if missing is None else f"the quoted evidence does not say {missing!r}"

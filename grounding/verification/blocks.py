@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from retrieval.blocks import indent
 from retrieval.text.markup import ATX_HEADING, FENCE, LIST_MARKER
 
 # Where a block starts besides a blank line: a heading, a list item, a table row, a quote, a
@@ -27,10 +28,6 @@ _LITERAL_OPENER = re.compile(
 )
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
 def blocks(text: str) -> list[tuple[str, bool]]:
     """Paragraphs, headings, list items, table rows and code lines: the pieces of an item that a
     sentence cannot run across, each with whether it is a line of code. Fence lines are
@@ -45,10 +42,10 @@ def blocks(text: str) -> list[tuple[str, bool]]:
             out.append(([], in_code))
             continue
         if line.strip() and not in_code:
-            if literal is not None and _indent(line) <= literal:
+            if literal is not None and indent(line) <= literal:
                 literal = None
             if opened is not None and not _LITERAL_OPENER.search(line):
-                literal, opened = (opened, None) if _indent(line) > opened else (None, None)
+                literal, opened = (opened, None) if indent(line) > opened else (None, None)
         code = in_code or literal is not None
         after_code = bool(out) and out[-1][1] and not code  # the line a literal block ends at
         starts = code or after_code or not line.strip() or _BLOCK_START.match(line) is not None
@@ -59,5 +56,5 @@ def blocks(text: str) -> list[tuple[str, bool]]:
                 out[-1] = ([], code)
             out[-1][0].append(line)
             if not code and _LITERAL_OPENER.search(line):
-                opened = _indent(out[-1][0][0])
+                opened = indent(out[-1][0][0])
     return [("\n".join(lines), code) for lines, code in out if lines]

@@ -149,3 +149,34 @@ def _moved(
 def _near(terms: Sequence[str], word: str, spots: Sequence[int]) -> bool:
     """Whether `word` is within NEAR terms of one of `spots`, in the same sentence."""
     return any(word in sentence_window(terms, j, NEAR) for j in spots)
+
+
+_ONLY = fold_word("only")
+_PARTITIVE = folded_words("which them these those")
+
+
+def partitive_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The evidence restricts what it says to part of a count ("20 aphorisms, only 19 of which
+    have been written down") and the claim says it of the noun without that part's number
+    ("All twenty aphorisms have been written down"): the claim has the noun and every content
+    word of what the part does, and not its number."""
+    said = set(claim)
+    for j in range(1, len(evidence) - 3):
+        part = evidence[j + 1]
+        if evidence[j] != _ONLY or not is_number(part) or evidence[j + 2] != fold_word("of"):
+            continue
+        if evidence[j + 3] not in _PARTITIVE:
+            continue
+        noun = evidence[j - 1]
+        done: list[str] = []
+        for term in evidence[j + 4 :]:
+            if not term:
+                break
+            if is_content(term):
+                done.append(term)
+        if is_content(noun) and done and {noun, *done} <= said and part not in said:
+            return (
+                f"the quoted evidence says {' '.join(done)!r} of only {part} of the {noun!r}; "
+                "the claim does not give that number"
+            )
+    return None

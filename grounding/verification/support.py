@@ -12,7 +12,7 @@ from typing import Literal
 from grounding.verification.additions import addition_problem
 from grounding.verification.anchors import is_content, terms
 from grounding.verification.antonyms import opposite_problem, order_problem, reversed_problem
-from grounding.verification.bindings import binding_problem
+from grounding.verification.bindings import binding_problem, partitive_problem
 from grounding.verification.bounds import bound_problem, range_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
@@ -249,8 +249,10 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     problem = bound_problem(said, quoted, blocks) or range_problem(said, quoted)
     if problem is not None:
         return problem
-    problem = binding_problem(_prose(claim), _prose(support.quoted)) or setting_problem(
-        claim, support.quoted
+    problem = (
+        binding_problem(_prose(claim), _prose(support.quoted))
+        or partitive_problem(said, quoted)
+        or setting_problem(claim, support.quoted)
     )
     if problem is not None:
         return problem

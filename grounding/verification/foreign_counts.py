@@ -13,7 +13,11 @@ import re
 import unicodedata
 from types import MappingProxyType
 
-from grounding.verification.numbers import CHINESE_MEASURES, chinese_in_digits, spanish_numbers
+from grounding.verification.numbers import (
+    CHINESE_MEASURES,
+    chinese_in_digits,
+    spanish_number_before,
+)
 
 # Spanish nouns, singular and plural, without accents, and the English nouns they are (more
 # than one where English has synonyms: a quote's count of either is the count).
@@ -92,15 +96,11 @@ def _spanish_counts(claim: str) -> list[tuple[str, str]]:
 
 def _value_before(words: list[str], k: int) -> str | None:
     """The number right before word `k`: digits, or the Spanish number phrase ending there
-    ("treinta y cinco")."""
+    ("treinta y cinco", "ciento veinte")."""
     before = words[k - 1]
     if before[0].isdigit():
         return before.replace(",", ".")
-    start = k - 1
-    while start > 0 and (words[start - 1] == "y" or spanish_numbers(words[start - 1])):
-        start -= 1
-    values = spanish_numbers(" ".join(words[start:k]))
-    return values[-1] if values and spanish_numbers(before) else None
+    return spanish_number_before(words, k)
 
 
 def _chinese_counts(claim: str) -> list[tuple[str, str]]:

@@ -242,6 +242,16 @@ def spanish_numbers(text: str) -> tuple[str, ...]:
     return tuple(values)
 
 
+def spanish_number_before(words: Sequence[str], k: int) -> str | None:
+    """The value of the longest Spanish number phrase of casefolded `words` that ends right
+    before word `k` ("ciento veinte" of "ciento veinte segundos" is 120); None if none does."""
+    for start in range(k):
+        end, value = _spanish_phrase(words, start)
+        if end == k:
+            return str(value)
+    return None
+
+
 def _spanish_phrase(words: Sequence[str], start: int) -> tuple[int, int]:
     """Where the Spanish number phrase starting at `start` ends (`start` if there is none), and
     its value: hundreds, tens and units add up, "mil" multiplies what comes before it."""

@@ -42,3 +42,10 @@ def test_a_spanish_number_with_an_accent_is_read_before_its_noun() -> None:
     assert in_english("Espera dieciséis segundos.") == "16 seconds."
     quote = "The pool opens sixteen connections and retries three times."
     assert "counts" in other_language_dropped("El pool reintenta dieciséis veces.", quote)
+
+
+def test_a_spanish_number_of_several_words_is_read_whole_before_its_noun() -> None:
+    # "ciento veinte" is 120, not a 20 that "The client waits 120 seconds" contradicts.
+    assert in_english("Espera ciento veinte segundos.") == "120 seconds."
+    quote = "The client waits 120 seconds."
+    assert other_language_problem("El cliente espera ciento veinte segundos.", quote) is None

@@ -67,9 +67,12 @@ _CHINESE_NOUN = "|".join(sorted(map(re.escape, _CHINESE), key=len, reverse=True)
 # with the noun right after it; "种" and "类" count kinds alone ("两种") and are measure words
 # before a noun ("两种方式").
 _CHINESE_COUNT = re.compile(
-    rf"(?<![第\d.])(\d+(?:\.\d+)?)\s*(?:[{CHINESE_MEASURES}种类](?={_CHINESE_NOUN}))?"
+    rf"(?<![第\d.])(\d+(?:\.\d+)?)\s*([{CHINESE_MEASURES}种类](?={_CHINESE_NOUN}))?"
     rf"({_CHINESE_NOUN})"
 )
+# A date, not a count, unless a measure word says it counts: "2019年" is the year 2019 ("5年"
+# five years), "3月" is March (three months are "3个月").
+_YEAR, _MONTH = "年", "月"
 
 
 def in_english(claim: str) -> str:
@@ -104,10 +107,14 @@ def _value_before(words: list[str], k: int) -> str | None:
 
 
 def _chinese_counts(claim: str) -> list[tuple[str, str]]:
-    return [
-        (m.group(1), _CHINESE[m.group(2)])
-        for m in _CHINESE_COUNT.finditer(chinese_in_digits(claim))
-    ]
+    out: list[tuple[str, str]] = []
+    for match in _CHINESE_COUNT.finditer(chinese_in_digits(claim)):
+        value, measure, noun = match.groups()
+        dated = noun == _MONTH or (noun == _YEAR and len(value) == 4 and value.isdigit())
+        if measure is None and dated:
+            continue
+        out.append((value, _CHINESE[noun]))
+    return out
 
 
 def _without_accents(text: str) -> str:

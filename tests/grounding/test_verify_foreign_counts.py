@@ -49,3 +49,11 @@ def test_a_spanish_number_of_several_words_is_read_whole_before_its_noun() -> No
     assert in_english("Espera ciento veinte segundos.") == "120 seconds."
     quote = "The client waits 120 seconds."
     assert other_language_problem("El cliente espera ciento veinte segundos.", quote) is None
+
+
+def test_a_chinese_date_is_no_count_of_years_or_months() -> None:
+    # "2019年" is the year 2019 and "3月" March; "5年" and "三个月" count.
+    assert in_english("2019年发布，支持5年。") == "5 years."
+    assert in_english("3月发布，支持三个月。") == "3 months."
+    quote = "Python 3.8 was released in 2019 and is supported for 5 years."
+    assert other_language_problem("Python 3.8 于2019年发布。", quote) is None

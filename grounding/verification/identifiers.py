@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
+# A code span between double backticks first (reST literals, and Markdown's way to hold a
+# backtick): read as single ones, "``X``; set it to ``None``" gave "; set it to" as code.
 _QUOTED = re.compile(
-    r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|(?<!\w)'([^'\n]+)'(?!\w)|«([^»\n]+)»"
+    r"``([^`\n]+)``|`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|(?<!\w)'([^'\n]+)'(?!\w)|«([^»\n]+)»"
 )
 _PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*")
 _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")

@@ -70,9 +70,11 @@ _CHINESE_COUNT = re.compile(
     rf"(?<![第\d.])(\d+(?:\.\d+)?)\s*([{CHINESE_MEASURES}种类](?={_CHINESE_NOUN}))?"
     rf"({_CHINESE_NOUN})"
 )
-# A date, not a count, unless a measure word says it counts: "2019年" is the year 2019 ("5年"
-# five years), "3月" is March (three months are "3个月").
-_YEAR, _MONTH = "年", "月"
+# A date or a version, not a count, unless a measure word says it counts: "2019年" is the year
+# 2019 ("5年" five years), "3月" is March (three months are "3个月"), "3.11 版本" is version
+# 3.11 (two versions are "两个版本").
+_YEAR = "年"
+_NAMED = frozenset(("月", "版本"))
 
 
 def in_english(claim: str) -> str:
@@ -110,8 +112,8 @@ def _chinese_counts(claim: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for match in _CHINESE_COUNT.finditer(chinese_in_digits(claim)):
         value, measure, noun = match.groups()
-        dated = noun == _MONTH or (noun == _YEAR and len(value) == 4 and value.isdigit())
-        if measure is None and dated:
+        named = noun in _NAMED or (noun == _YEAR and len(value) == 4 and value.isdigit())
+        if measure is None and named:
             continue
         out.append((value, _CHINESE[noun]))
     return out

@@ -57,3 +57,10 @@ def test_a_chinese_date_is_no_count_of_years_or_months() -> None:
     assert in_english("3月发布，支持三个月。") == "3 months."
     quote = "Python 3.8 was released in 2019 and is supported for 5 years."
     assert other_language_problem("Python 3.8 于2019年发布。", quote) is None
+
+
+def test_a_chinese_version_is_no_count_of_versions() -> None:
+    # "3.11 版本" is version 3.11; "两个版本" counts two versions.
+    assert in_english("从 Python 3.11 版本开始支持两个版本。") == "2 versions."
+    quote = "Changed in version 3.11: the parser supports 2 versions of the format."
+    assert other_language_problem("从 Python 3.11 版本开始支持。", quote) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from grounding.verification.anchors import (
+    content_after,
     is_content,
     is_number,
     is_ordinal,
@@ -151,7 +152,7 @@ def _near(terms: Sequence[str], word: str, spots: Sequence[int]) -> bool:
     return any(word in sentence_window(terms, j, NEAR) for j in spots)
 
 
-_ONLY = fold_word("only")
+_ONLY, _OF = fold_word("only"), fold_word("of")
 _PARTITIVE = folded_words("which them these those")
 
 
@@ -163,17 +164,12 @@ def partitive_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | No
     said = set(claim)
     for j in range(1, len(evidence) - 3):
         part = evidence[j + 1]
-        if evidence[j] != _ONLY or not is_number(part) or evidence[j + 2] != fold_word("of"):
+        if evidence[j] != _ONLY or not is_number(part) or evidence[j + 2] != _OF:
             continue
         if evidence[j + 3] not in _PARTITIVE:
             continue
         noun = evidence[j - 1]
-        done: list[str] = []
-        for term in evidence[j + 4 :]:
-            if not term:
-                break
-            if is_content(term):
-                done.append(term)
+        done = content_after(evidence, j + 3, len(evidence))  # what the part does
         if is_content(noun) and done and {noun, *done} <= said and part not in said:
             return (
                 f"the quoted evidence says {' '.join(done)!r} of only {part} of the {noun!r}; "

@@ -12,9 +12,12 @@ from grounding.verification.quantities import converts
 from retrieval.text import fold_word
 
 NUMBER_WINDOW = 10
+# The literals among the value words: a claim in another language, whose own words for
+# "default" or "enabled" cannot be read, still writes `True` and `False` as code.
+BOOLEANS = frozenset(fold_word(w) for w in ("true", "false"))
 # Words that state a value of their own: the claim may say them only if its quotes do.
-VALUE_WORDS = frozenset(
-    fold_word(w) for w in ("true", "false", "enabled", "disabled", "default", "defaults")
+VALUE_WORDS = BOOLEANS | frozenset(
+    fold_word(w) for w in ("enabled", "disabled", "default", "defaults")
 )
 
 
@@ -59,11 +62,6 @@ def _named_numbers(evidence: Sequence[str]) -> set[tuple[str, str]]:
         for j, term in enumerate(evidence)
         if j > 0 and is_name_digits(term)
     }
-
-
-# The literals among them: a claim in another language, whose own words for "default" or
-# "enabled" cannot be read, still writes `True` and `False` as code.
-BOOLEANS = frozenset(fold_word(w) for w in ("true", "false"))
 
 
 def value_problem(

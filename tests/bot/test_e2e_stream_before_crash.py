@@ -9,16 +9,13 @@ import asyncio
 
 from bot.app import Answerer
 from bot.resume import Resumer
-from bot.runtime import make_pipeline
 from bot.store import LEASE_SECONDS
-from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from retrieval.config import Config
-from retrieval.index import Index
 from tests.bot.e2e import ask
-from tests.bot.harness import GENERAL, fake_slack, reaction, running_app, with_channels
+from tests.bot.harness import GENERAL, reaction
 from tests.bot.store.conftest import Backend, FakeClock
-from tests.bot.test_e2e_streaming import CLAIMS, HOW, QUESTION, WHEN
-from tests.grounding.fake_openai import FakeOpenAI, answer, loopback_http_client, paced
+from tests.bot.stream_replicas import stream_replicas
+from tests.bot.test_e2e_streaming import HOW, QUESTION, WHEN
 
 QUESTION_TS = "71.000100"
 
@@ -31,33 +28,24 @@ def test_stream_a_reaction_on_an_answer_streamed_just_before_a_crash_is_recorded
     resumer = Resumer()
 
     async def main() -> None:
-        async with FakeOpenAI() as server, fake_slack() as slack:
-            server.always("responses", paced(0.05, answer(CLAIMS)))
-            model = make_openai_client("sk-test", server.base_url,
-                                       http_client=loopback_http_client())  # fmt: skip
-            pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(model, "gpt"))
-            with_channels(slack)
-            async with (
-                running_app(slack, config, pipeline, store) as killed,
-                running_app(slack, config, pipeline, store, resumer=resumer) as next_app,
-            ):
-                gate = slack.hold("chat.stopStream", after=True)
-                await killed.send(ask(slack, QUESTION, GENERAL, QUESTION_TS))
-                (stop,) = await slack.wait_for("chat.stopStream", timeout=10)
-                stream_ts = stop.params["ts"]
-                clock.now += LEASE_SECONDS + 1  # the killed run's lease lapses
-                assert await resumer.sweep() == 1
-                await next_app.settle()
-                assert len(slack.calls_to("chat.startStream")) == 1 and slack.posted() == []
-                await next_app.send(reaction(True, "x", channel=GENERAL, item_ts=stream_ts,
-                                             event_id="Ev71x"))  # fmt: skip
-                await next_app.settle()
-                (entry,) = store.feedback_entries(wrong_only=True)
-                assert entry.record.reply_ts == stream_ts
-                assert [c.text for c in entry.record.answer.claims] == [WHEN, HOW]
-                gate.set()
-                await killed.settle()
-            await model.close()
+        async with stream_replicas(config, store, resumer) as replicas:
+            slack, killed, next_app = replicas.slack, replicas.killed, replicas.next_app
+            gate = slack.hold("chat.stopStream", after=True)
+            await killed.send(ask(slack, QUESTION, GENERAL, QUESTION_TS))
+            (stop,) = await slack.wait_for("chat.stopStream", timeout=10)
+            stream_ts = stop.params["ts"]
+            clock.now += LEASE_SECONDS + 1  # the killed run's lease lapses
+            assert await resumer.sweep() == 1
+            await next_app.settle()
+            assert len(slack.calls_to("chat.startStream")) == 1 and slack.posted() == []
+            await next_app.send(reaction(True, "x", channel=GENERAL, item_ts=stream_ts,
+                                         event_id="Ev71x"))  # fmt: skip
+            await next_app.settle()
+            (entry,) = store.feedback_entries(wrong_only=True)
+            assert entry.record.reply_ts == stream_ts
+            assert [c.text for c in entry.record.answer.claims] == [WHEN, HOW]
+            gate.set()
+            await killed.settle()
         assert len(store.feedback_entries(wrong_only=True)) == 1
 
     asyncio.run(main())

@@ -13,17 +13,14 @@ import asyncio
 from bot.app import Answerer
 from bot.replies import REPLY_EVENT_TYPE
 from bot.resume import Resumer
-from bot.runtime import make_pipeline
 from bot.store import LEASE_SECONDS, AnswerStore
-from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from retrieval.config import Config
-from retrieval.index import Index
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask
-from tests.bot.harness import GENERAL, fake_slack, reaction, running_app, with_channels
+from tests.bot.harness import GENERAL, reaction
 from tests.bot.store.conftest import Backend, FakeClock
-from tests.bot.test_e2e_streaming import CLAIMS, HOW, QUESTION, WHEN
-from tests.grounding.fake_openai import FakeOpenAI, answer, loopback_http_client, paced
+from tests.bot.stream_replicas import stream_replicas
+from tests.bot.test_e2e_streaming import HOW, QUESTION, WHEN
 
 QUESTION_TS = "72.000100"
 
@@ -36,45 +33,37 @@ def _cut_then_taken_over(
     resumer = Resumer()
 
     async def main() -> None:
-        async with FakeOpenAI() as server, fake_slack() as slack:
-            server.always("responses", paced(0.05, answer(CLAIMS)))
-            model = make_openai_client("sk-test", server.base_url,
-                                       http_client=loopback_http_client())  # fmt: skip
-            pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(model, "gpt"))
-            with_channels(slack)
-            async with (
-                running_app(slack, config, pipeline, store) as killed,
-                running_app(slack, config, pipeline, store, resumer=resumer) as next_app,
-            ):
-                gate = slack.hold(cut_at)
-                await killed.send(ask(slack, QUESTION, GENERAL, QUESTION_TS))
-                (start,) = await slack.wait_for("chat.startStream", timeout=10)
-                await slack.wait_for(cut_at, timeout=10)
-                slack.unhold(cut_at)  # the killed run's call stays unanswered; later ones are not
-                stream_ts = start.response["ts"]
-                clock.now += LEASE_SECONDS + 1  # the killed run's lease lapses
-                assert await resumer.sweep() == 1
-                await next_app.settle()
-                assert len(slack.calls_to("chat.startStream")) == 1 and slack.posted() == []
-                message = slack.message(GENERAL, stream_ts)
-                assert message is not None
-                assert message["metadata"]["event_type"] == REPLY_EVENT_TYPE
-                assert message["streaming_state"] == "completed"
-                shown = str(message["blocks"])
-                assert WHEN in shown and HOW in shown and shown.count(WHEN) == 1
-                record = store.find_answer(TEAM, GENERAL, stream_ts)
-                assert record is not None and record.question_ts == QUESTION_TS
-                assert [c.text for c in record.answer.claims] == [WHEN, HOW]
-                await next_app.send(reaction(True, "x", channel=GENERAL, item_ts=stream_ts,
-                                             event_id="Ev72x"))  # fmt: skip
-                await next_app.settle()
-                (entry,) = store.feedback_entries(wrong_only=True)
-                assert entry.record.reply_ts == stream_ts
-                gate.set()  # the stuck run ends: it writes nothing more into the message
-                await killed.settle()
-                assert slack.message(GENERAL, stream_ts) == message
-                assert len(server.requests) == asked
-            await model.close()
+        async with stream_replicas(config, store, resumer) as replicas:
+            server, slack = replicas.server, replicas.slack
+            killed, next_app = replicas.killed, replicas.next_app
+            gate = slack.hold(cut_at)
+            await killed.send(ask(slack, QUESTION, GENERAL, QUESTION_TS))
+            (start,) = await slack.wait_for("chat.startStream", timeout=10)
+            await slack.wait_for(cut_at, timeout=10)
+            slack.unhold(cut_at)  # the killed run's call stays unanswered; later ones are not
+            stream_ts = start.response["ts"]
+            clock.now += LEASE_SECONDS + 1  # the killed run's lease lapses
+            assert await resumer.sweep() == 1
+            await next_app.settle()
+            assert len(slack.calls_to("chat.startStream")) == 1 and slack.posted() == []
+            message = slack.message(GENERAL, stream_ts)
+            assert message is not None
+            assert message["metadata"]["event_type"] == REPLY_EVENT_TYPE
+            assert message["streaming_state"] == "completed"
+            shown = str(message["blocks"])
+            assert WHEN in shown and HOW in shown and shown.count(WHEN) == 1
+            record = store.find_answer(TEAM, GENERAL, stream_ts)
+            assert record is not None and record.question_ts == QUESTION_TS
+            assert [c.text for c in record.answer.claims] == [WHEN, HOW]
+            await next_app.send(reaction(True, "x", channel=GENERAL, item_ts=stream_ts,
+                                         event_id="Ev72x"))  # fmt: skip
+            await next_app.settle()
+            (entry,) = store.feedback_entries(wrong_only=True)
+            assert entry.record.reply_ts == stream_ts
+            gate.set()  # the stuck run ends: it writes nothing more into the message
+            await killed.settle()
+            assert slack.message(GENERAL, stream_ts) == message
+            assert len(server.requests) == asked
         replies = [m for m in slack.messages[GENERAL] if m.get("thread_ts") == QUESTION_TS]
         assert [m["ts"] for m in replies] == [stream_ts]
         assert len(store.feedback_entries(wrong_only=True)) == 1

@@ -83,6 +83,12 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
 
+    def __add__(self, other: Usage) -> Usage:
+        """The tokens of two model calls, as one answer spent them."""
+        return Usage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class GateVerdict:

@@ -220,7 +220,7 @@ class AnswerPipeline:
                 detail = f"{exc.kind}: {exc}"
                 break
             feed.finish(generation.response)
-            usage, last = _sum(usage, generation.usage), generation.response
+            usage, last = usage + generation.usage, generation.response
             unknown, misquoted = unknown_citations(last, packet), unknown_quotes(last, packet)
             if attempt == 2 or not (unknown or misquoted):
                 break
@@ -247,9 +247,7 @@ class AnswerPipeline:
         except GenerationError as exc:
             return self._failed(_timed(base, "generate", _ms_since(started)), exc)
         response, usage = await self._regenerate_if_needed(request, first)
-        generated = _timed(
-            replace(base, usage=_sum(base.usage, usage)), "generate", _ms_since(started)
-        )
+        generated = _timed(replace(base, usage=base.usage + usage), "generate", _ms_since(started))
         report(Checking(len(response.claims)))
         started = time.perf_counter()
         verification = verify(response, packet, self._url_for)
@@ -292,7 +290,7 @@ class AnswerPipeline:
                 "regeneration failed kind=%s; verifying the first response: %s", exc.kind, exc
             )
             return first.response, first.usage
-        return second.response, _sum(first.usage, second.usage)
+        return second.response, first.usage + second.usage
 
     def _inside(self, hits: Sequence[Hit], scope: Scope) -> tuple[Hit, ...]:
         """Defence in depth: a retriever bug must not put another scope's chunk in a prompt."""
@@ -389,10 +387,6 @@ def _verified(base: Answer, verification: Verification) -> Answer:
         reason=verification.reason,
         dropped_claims=verification.dropped,
     )
-
-
-def _sum(a: Usage, b: Usage) -> Usage:
-    return Usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens)
 
 
 def _ms_since(started: float) -> float:

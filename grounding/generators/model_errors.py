@@ -5,6 +5,7 @@ Pure: the OpenAI generator passes the status, the error `code` and the server's 
 
 from __future__ import annotations
 
+from grounding.deadline import Deadline
 from grounding.generators.base import GenerationError
 
 
@@ -38,3 +39,17 @@ def retryable(status: int, code: str | None) -> bool:
     if status == 429:
         return code != "insufficient_quota"
     return status >= 500
+
+
+def why_not_retried(attempts: int, max_retries: int, wait: float, deadline: Deadline) -> str:
+    """Why a retryable error after `attempts` tries is the end of it, the next try being due in
+    `wait` seconds ("" when it is retried): answer.max_retries spent, or the deadline nearer."""
+    if attempts > max_retries:
+        return f"gave up after {attempts} attempt(s) (answer.max_retries: {max_retries})"
+    left = deadline.remaining()
+    if wait >= left:
+        return (
+            f"not retried after {attempts} attempt(s): the wait of {wait:.1f} s would end "
+            f"after {deadline.label} ({left:.1f} s left of {deadline.setting})"
+        )
+    return ""

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from grounding.answer import Usage
 from grounding.deadline import Clock, Deadline, SystemClock, retry_wait
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
-from grounding.generators.model_errors import retryable
+from grounding.generators.model_errors import retryable, why_not_retried
 from grounding.generators.openai_errors import server_message, translate_openai_error
 from grounding.generators.openai_replies import (
     JSON_MODE_HINT,
@@ -156,23 +156,11 @@ class OpenAIModel:
                 if not retryable(exc.status_code, exc.code):
                     raise
                 wait = retry_wait(exc.response.headers, attempts - 1)
-                stop = self._why_not_retry(attempts, wait, deadline)
+                stop = why_not_retried(attempts, self._max_retries, wait, deadline)
                 if stop:
                     failure = translate_openai_error(exc, self._model)
                     raise GenerationError(failure.kind, f"{failure}; {stop}") from None
             await deadline.clock.sleep(wait)
-
-    def _why_not_retry(self, attempts: int, wait: float, deadline: Deadline) -> str:
-        """Why a 429 or 5xx is the end of it ("" when it is retried)."""
-        if attempts > self._max_retries:
-            return f"gave up after {attempts} attempt(s) (answer.max_retries: {self._max_retries})"
-        left = deadline.remaining()
-        if wait >= left:
-            return (
-                f"not retried after {attempts} attempt(s): the wait of {wait:.1f} s would end "
-                f"after {deadline.label} ({left:.1f} s left of {deadline.setting})"
-            )
-        return ""
 
     async def _attempt(
         self, task: StructuredTask[T], deadline: Deadline, attempt: int, user_id: str | None
@@ -223,7 +211,7 @@ class OpenAIModel:
                 raise
             self._switch("its reply ignored the schema")
             later = await self._json_object(task, timeout, user_id)
-            return Structured(later.value, _sum(usage, later.usage))
+            return Structured(later.value, usage + later.usage)
         self._memory.remember(self._key, "json_schema")
         return Structured(value, usage)
 
@@ -253,7 +241,7 @@ class OpenAIModel:
         retry = replace(shown, messages=(*shown.messages, json_object_correction(parsed)))
         text, again = await self._send(retry, "json_object", timeout, user_id)
         value = validate_reply(unfence(text), self._model, task.schema, JSON_MODE_HINT)
-        return Structured(value, _sum(usage, again))
+        return Structured(value, usage + again)
 
     async def _send(
         self, task: StructuredTask[T], mode: Mode, timeout: float, user_id: str | None
@@ -401,7 +389,3 @@ def strict_schema(schema: type[BaseModel]) -> dict[str, Any]:
 def grounded_response_schema() -> dict[str, Any]:
     """The strict JSON schema sent with every answer request."""
     return strict_schema(GroundedResponse)
-
-
-def _sum(a: Usage, b: Usage) -> Usage:
-    return Usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens)

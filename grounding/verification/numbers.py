@@ -78,10 +78,14 @@ SPELLED = frozenset(_BELOW_HUNDRED) | frozenset(NUMBER_WORDS) | frozenset(ORDINA
 # "uno" alone: articles as often as counts, as "one" is in English ("treinta y uno" is 31).
 _SPANISH_TEXT = """
     cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince
-    dieciséis diecisiete dieciocho diecinueve veinte
+    dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés veinticuatro
+    veinticinco veintiséis veintisiete veintiocho veintinueve
 """
 _SPANISH_TENS_TEXT = "treinta cuarenta cincuenta sesenta setenta ochenta noventa"
-_SPANISH_UNITS = MappingProxyType({w: n for n, w in enumerate(_SPANISH_TEXT.split()) if w != "uno"})
+_SPANISH_UNITS = MappingProxyType(
+    {w: n for n, w in enumerate(_SPANISH_TEXT.split()) if w != "uno"}
+    | {"veintiún": 21, "veintiuna": 21}  # before a noun: "veintiún segundos"
+)
 _SPANISH_TENS = MappingProxyType({w: 30 + 10 * i for i, w in enumerate(_SPANISH_TENS_TEXT.split())})
 # After a ten's "y": "treinta y cinco", "cuarenta y un segundos".
 _SPANISH_AFTER_Y = MappingProxyType(

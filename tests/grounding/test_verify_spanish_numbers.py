@@ -48,3 +48,12 @@ def test_por_ciento_is_a_percent_not_a_hundred() -> None:
     assert (
         other_language_problem("Cada reintento espera un cinco por ciento más.", evidence) is None
     )
+
+
+def test_the_spanish_twenties_are_numbers() -> None:
+    # "veintidós" (22) is one word, as "treinta y dos" is not: it was read as no number at all.
+    evidence = "The pool keeps 22 connections."
+    assert other_language_problem("El pool mantiene veintidós conexiones.", evidence) is None
+    assert "number 23" in other_language_dropped(
+        "El pool mantiene veintitrés conexiones.", evidence
+    )

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # Each command imports what it needs when it runs: `docbot search` is answered in a fraction
 # of a second, and importing the builder, the answer store, the generators and the renderer
-# up front cost it ~1 s (docs/performance-index.md, "Cold search").
+# up front cost it ~1 s (docs/performance-loading.md, "Cold search").
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -375,7 +375,7 @@ def entry() -> None:
 
     `docbot search` reads and prints only, so once its output is flushed it exits at once,
     without the interpreter's teardown (freeing the loaded index, its memory maps and every
-    module: ~0.06-0.1 s CPU of a ~0.5 s cold search, docs/performance-index.md "Cold search").
+    module: ~0.06-0.1 s CPU of a ~0.5 s cold search, docs/performance-loading.md "Cold search").
     Every other command exits normally."""
     code = main()
     if sys.argv[1:2] == ["search"]:

@@ -48,7 +48,7 @@ _TOKENIZE_TEXTS = 512
 # Words whose BPE pieces the tokenizer remembers. Its default cache grew by ~150 MB while
 # embedding 30k chunks of a 30k-word vocabulary and kept it for the rest of the build (a third
 # of what `docbot index` went over 1 GB by at 300k chunks); 1,000 words cost ~4 MB and
-# tokenized no slower (docs/performance-index.md, "Cold search and build memory").
+# tokenized no slower (docs/performance-loading.md, "Cold search and build memory").
 _BPE_CACHE_WORDS = 1_000
 
 

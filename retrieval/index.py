@@ -213,7 +213,7 @@ class Index:
         """The distinct top-level headings of `collection`'s chunks in index order, worked out
         once per load: a new assistant thread's suggested prompts (grounding.retriever's
         `top_headings`) no longer walk every chunk of its scope (100k chunks: see
-        docs/performance-index.md "h9, session 8")."""
+        docs/performance-loading.md "h9, session 8")."""
         self._check_loaded((collection,))
         with self._lock:
             known = self._headings.get(collection)

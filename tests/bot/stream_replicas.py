@@ -16,7 +16,7 @@ from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from retrieval.config import Config
 from retrieval.index import Index
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import RunningApp, fake_slack, running_app, with_channels
+from tests.bot.harness import RunningApp, two_replicas
 from tests.bot.test_e2e_streaming import CLAIMS
 from tests.grounding.fake_openai import FakeOpenAI, answer, loopback_http_client, paced
 
@@ -33,17 +33,13 @@ class Replicas:
 async def stream_replicas(
     config: Config, store: AnswerStore, resumer: Resumer
 ) -> AsyncIterator[Replicas]:
-    async with FakeOpenAI() as server, fake_slack() as slack:
+    async with FakeOpenAI() as server:
         server.always("responses", paced(0.05, answer(CLAIMS)))
         model = make_openai_client("sk-test", server.base_url,
                                    http_client=loopback_http_client())  # fmt: skip
         try:
             pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(model, "gpt"))
-            with_channels(slack)
-            async with (
-                running_app(slack, config, pipeline, store) as killed,
-                running_app(slack, config, pipeline, store, resumer=resumer) as next_app,
-            ):
-                yield Replicas(server, slack, killed, next_app)
+            async with two_replicas(config, pipeline, store, resumer=resumer) as replicas:
+                yield Replicas(server, *replicas)
         finally:
             await model.close()

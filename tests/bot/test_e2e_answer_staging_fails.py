@@ -16,7 +16,7 @@ from retrieval.config import Config
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask, posted_ts, run, stored_reply
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import GENERAL, RunningApp, fake_slack, running_app, with_channels
+from tests.bot.harness import GENERAL, RunningApp, two_replicas
 from tests.bot.test_e2e_app_failures import FailingStore
 
 QUESTION = "how do I roll back a deploy?"
@@ -47,24 +47,20 @@ def test_app_a_reply_whose_answer_cannot_be_marked_is_marked_by_the_run_resuming
     resumer = Resumer()
 
     async def main() -> None:
-        async with fake_slack() as slack:
-            with_channels(slack)
-            async with (
-                running_app(slack, config, answerer, broken) as first,
-                running_app(slack, config, answerer, store, resumer=resumer) as second,
-            ):
-                await first.send(ask(slack, QUESTION, GENERAL, "73.000100"))
-                (post,) = await slack.wait_for("chat.postMessage")
-                reply_ts = posted_ts(post)
-                await first.settle()
-                assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # staged, unmarked
-                (staged,) = store.thread_questions(TEAM, GENERAL, "73.000100")
-                assert await resumer.sweep() == 1  # the claim was left open, not done
-                await second.settle()
-                record = store.find_answer(TEAM, GENERAL, reply_ts)
-                assert record is not None and record.question == staged
-                assert len(slack.calls_to("chat.postMessage")) == 1  # not posted again
-                key = MentionKey(TEAM, GENERAL, "73.000100")
-                assert store.claim(key, "other:1") is Claim.DONE
+        async with two_replicas(config, answerer, broken, store, resumer=resumer) as replicas:
+            slack, first, second = replicas
+            await first.send(ask(slack, QUESTION, GENERAL, "73.000100"))
+            (post,) = await slack.wait_for("chat.postMessage")
+            reply_ts = posted_ts(post)
+            await first.settle()
+            assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # staged, unmarked
+            (staged,) = store.thread_questions(TEAM, GENERAL, "73.000100")
+            assert await resumer.sweep() == 1  # the claim was left open, not done
+            await second.settle()
+            record = store.find_answer(TEAM, GENERAL, reply_ts)
+            assert record is not None and record.question == staged
+            assert len(slack.calls_to("chat.postMessage")) == 1  # not posted again
+            key = MentionKey(TEAM, GENERAL, "73.000100")
+            assert store.claim(key, "other:1") is Claim.DONE
 
     asyncio.run(main())

@@ -16,7 +16,7 @@ from bot.app import Answerer
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask, posted_ts
-from tests.bot.harness import ASKER, GENERAL, fake_slack, reaction, running_app, with_channels
+from tests.bot.harness import ASKER, GENERAL, reaction, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
 
 QUESTION_TS = "73.000100"
@@ -30,38 +30,34 @@ def test_app_a_reaction_before_the_reply_is_marked_posted_is_recorded(
     store = backend.open(clock)
 
     async def main() -> None:
-        async with fake_slack() as slack:
-            with_channels(slack)
-            async with (
-                running_app(slack, config, answerer, store) as posting,
-                running_app(slack, config, answerer, store) as other,
-            ):
-                gate = slack.hold("chat.postMessage", after=True)
-                await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
-                                       QUESTION_TS))  # fmt: skip
-                (post,) = await slack.wait_for("chat.postMessage")
-                reply_ts = posted_ts(post)
-                assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # not marked yet
-                if rate_limited:
-                    slack.fail_next("conversations.replies", 429, retry_after=3)
-                await other.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
-                                          event_id="Ev73x"))  # fmt: skip
-                await other.settle()
-                (entry,) = store.feedback_entries(wrong_only=True)
-                assert (entry.record.reply_ts, entry.record.question_ts) == (reply_ts, QUESTION_TS)
-                (thanks,) = slack.calls_to("chat.postEphemeral")
-                assert thanks.params["user"] == ASKER
-                if rate_limited:
-                    (wait,) = other.waits.seconds
-                    assert wait >= 3.0  # Retry-After, with the policy's jitter on top
-                    read, again = slack.calls_to("conversations.replies")
-                    assert read.status == 429 and again.response.get("ok")
-                gate.set()  # Slack's answer reaches the posting run: it finds the answer marked
-                await posting.settle()
-            record = store.find_answer(TEAM, GENERAL, reply_ts)
-            assert record is not None and record.id == entry.record.id
-            assert store.posted_answer(TEAM, GENERAL, QUESTION_TS) == record
-            assert len(slack.posted()) == 1
-            assert len(store.feedback_entries(wrong_only=True)) == 1
+        async with two_replicas(config, answerer, store) as replicas:
+            slack, posting, other = replicas
+            gate = slack.hold("chat.postMessage", after=True)
+            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
+                                   QUESTION_TS))  # fmt: skip
+            (post,) = await slack.wait_for("chat.postMessage")
+            reply_ts = posted_ts(post)
+            assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # not marked yet
+            if rate_limited:
+                slack.fail_next("conversations.replies", 429, retry_after=3)
+            await other.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
+                                      event_id="Ev73x"))  # fmt: skip
+            await other.settle()
+            (entry,) = store.feedback_entries(wrong_only=True)
+            assert (entry.record.reply_ts, entry.record.question_ts) == (reply_ts, QUESTION_TS)
+            (thanks,) = slack.calls_to("chat.postEphemeral")
+            assert thanks.params["user"] == ASKER
+            if rate_limited:
+                (wait,) = other.waits.seconds
+                assert wait >= 3.0  # Retry-After, with the policy's jitter on top
+                read, again = slack.calls_to("conversations.replies")
+                assert read.status == 429 and again.response.get("ok")
+            gate.set()  # Slack's answer reaches the posting run: it finds the answer marked
+            await posting.settle()
+        record = store.find_answer(TEAM, GENERAL, reply_ts)
+        assert record is not None and record.id == entry.record.id
+        assert store.posted_answer(TEAM, GENERAL, QUESTION_TS) == record
+        assert len(slack.posted()) == 1
+        assert len(store.feedback_entries(wrong_only=True)) == 1
 
     asyncio.run(main())

@@ -18,15 +18,7 @@ from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask, posted_ts
 from tests.bot.fake_slack import FakeSlack
-from tests.bot.harness import (
-    ASKER,
-    GENERAL,
-    RunningApp,
-    fake_slack,
-    reaction,
-    running_app,
-    with_channels,
-)
+from tests.bot.harness import ASKER, GENERAL, RunningApp, reaction, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
 
 QUESTION_TS = "70.000100"
@@ -66,19 +58,15 @@ def _killed_then_taken_over(
     resumer = Resumer()
 
     async def main() -> None:
-        async with fake_slack() as slack:
-            with_channels(slack)
-            async with (
-                running_app(slack, config, answerer, store) as killed,
-                running_app(slack, config, answerer, store, resumer=resumer) as next_app,
-            ):
-                gate, reply_ts = await _posted_then_killed(slack, killed)
-                await _taken_over(next_app, resumer, clock)
-                assert _replies(slack) == [reply_ts]  # found, not posted again
-                await then(slack, next_app, reply_ts)
-                gate.set()  # the stuck run ends; it neither posts nor stores anything again
-                await killed.settle()
-            assert _replies(slack) == [reply_ts]
+        async with two_replicas(config, answerer, store, resumer=resumer) as replicas:
+            slack, killed, next_app = replicas
+            gate, reply_ts = await _posted_then_killed(slack, killed)
+            await _taken_over(next_app, resumer, clock)
+            assert _replies(slack) == [reply_ts]  # found, not posted again
+            await then(slack, next_app, reply_ts)
+            gate.set()  # the stuck run ends; it neither posts nor stores anything again
+            await killed.settle()
+        assert _replies(slack) == [reply_ts]
 
     asyncio.run(main())
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from grounding.verification.anchors import spaced_terms
 from grounding.verification.bindings import counted_words, counts
+from grounding.verification.identifiers import CODE_SPAN
 from grounding.verification.numbers import NUMBER_WORDS
 
 # A list of one is no list; past a dozen items a count is rarely written out.
@@ -21,18 +22,18 @@ _COUNT_WORDS = "|".join(
     sorted((w for w, n in NUMBER_WORDS.items() if _SMALLEST <= n <= _LARGEST), key=len)
 )
 _COUNT = rf"(?<![\w.`-])(?P<count>\d{{1,2}}|{_COUNT_WORDS})"
-_CODE = r"`[^`\n]+`"
 # A count, up to six words it counts (no punctuation but inside code spans: "six parameters
 # `httpx.Request()` does not support"), a colon, then the list up to the sentence's end: a full
 # stop, ; ! or ? before a space or the text's end.
 _AFTER_COLON = re.compile(
-    rf"{_COUNT}(?:[ \t]+(?:{_CODE}|[^\s:;,.!?`]+)){{1,6}}:[ \t]+(?P<items>.+?)(?=[.;!?](?:\s|$)|$)",
+    rf"{_COUNT}(?:[ \t]+(?:{CODE_SPAN}|[^\s:;,.!?`]+)){{1,6}}:[ \t]+"
+    r"(?P<items>.+?)(?=[.;!?](?:\s|$)|$)",
     re.S | re.I,
 )
 # A count, up to three words, perhaps a comma and up to two more words, then a list of code
 # spans or of numbers: "the four methods `GET`, ... and `X`", "two loggers to configure,
 # `httpx` and `httpcore`", "three proxies, on ports 8030, 8031 and 8032".
-_ITEM = rf"(?:{_CODE}|\d+(?!\w|\.\d))"
+_ITEM = rf"(?:{CODE_SPAN}|\d+(?!\w|\.\d))"
 _JOIN = r"(?:,[ \t]*(?:and[ \t]+|or[ \t]+)?|[ \t]+(?:and|or)[ \t]+)"
 _CODE_LIST = re.compile(
     rf"{_COUNT}(?:[ \t]+[^\s:;,.!?`]+){{1,3}}(?:,(?:[ \t]+[^\s:;,.!?`\d]+){{0,2}})?[ \t]+"

@@ -6,10 +6,14 @@ from __future__ import annotations
 import re
 
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
-# A code span between double backticks first (reST literals, and Markdown's way to hold a
-# backtick): read as single ones, "``X``; set it to ``None``" gave "; set it to" as code.
+# A code span, between double backticks first (reST literals, and Markdown's way to hold a
+# backtick): read as single ones, "``X``; set it to ``None``" gave "; set it to" as code. The
+# one spelling of a code span for the verifier's rules (enumerations.py, language.py).
+CODE_SPAN = r"``[^`\n]+``|`[^`\n]+`"
+# A code span's backticks are stripped from its token (_token_of): it holds none inside.
 _QUOTED = re.compile(
-    r"``([^`\n]+)``|`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|(?<!\w)'([^'\n]+)'(?!\w)|«([^»\n]+)»"
+    rf"({CODE_SPAN})"
+    r"|\"([^\"\n]+)\"|“([^”\n]+)”|‘([^’\n]+)’|(?<!\w)'([^'\n]+)'(?!\w)|«([^»\n]+)»"
 )
 _PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*")
 _FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
@@ -65,7 +69,8 @@ def exact_tokens(text: str) -> tuple[str, ...]:
 def _token_of(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str:
     if pattern is _QUOTED:
         group = next(i for i, g in enumerate(match.groups(), start=1) if g is not None)
-        return text[match.start(group) : match.end(group)].strip()
+        span = text[match.start(group) : match.end(group)]
+        return (span.strip("`") if group == 1 else span).strip()  # group 1: a code span
     token = text[match.start() : match.end()]
     if pattern in (_URL, _PATH):
         token = token.rstrip(_TRAILING_PUNCTUATION)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
+from grounding.verification.identifiers import CODE_SPAN
 from retrieval.text import STOPWORDS, has_cjk
 from retrieval.text.tokenizer import LETTER_RUN
 from retrieval.text.words import SPANISH_WORDS
 
-_CODE = re.compile(r"`[^`\n]*`")
+_CODE = re.compile(CODE_SPAN)
 
 
 def in_other_language(claim: str, evidence: str) -> bool:

@@ -5,6 +5,7 @@ dropped a faithful claim. Made-up sentences, no benchmark item."""
 
 from __future__ import annotations
 
+from grounding.verification.language import in_other_language
 from tests.grounding.support_checks import one_item_packet, verify_quoting
 
 ITEM = (
@@ -27,3 +28,9 @@ def test_code_inside_double_backticks_is_still_checked() -> None:
     result = verify_quoting(PACKET, claim, QUOTE)
     assert not result.claims
     assert "MAX_UPLOAD_FILES" in result.dropped[0].detail
+
+
+def test_a_double_backtick_span_is_code_to_the_language_check() -> None:
+    # Read as two empty single-backtick spans, the words of ``...`` counted as prose, and the
+    # Spanish words of a code span made an English sentence Spanish.
+    assert not in_other_language("Set it to the value.", "Set ``para que los de la`` to it.")

@@ -65,7 +65,8 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     if args.html is not None:
         _check_writable(args.html)
     index = Index.load(config)
-    for note in unheld_expected(questions, index.chunks(scope)):
+    in_scope = index.chunks(scope)
+    for note in unheld_expected(questions, in_scope):
         print(note, file=sys.stderr)
     generator = make_generator(config.answer, Settings.from_env(os.environ))
     pipeline = make_pipeline(config, index, generator)
@@ -74,7 +75,7 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     if args.html is not None:
         # Written before anything is printed: `docbot eval ... | head` closes stdout early, and
         # the run's report must not be lost with it.
-        chunks = {chunk.chunk_id: chunk for chunk in index.chunks(scope)}
+        chunks = {chunk.chunk_id: chunk for chunk in in_scope}
         page = render_report(str(args.questions), describe_scope(scope), measured, results, chunks)
         _write(args.html, page)
     _print_figures(str(args.questions), scope, measured, out)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from grounding.verification.anchors import is_content
+from grounding.verification.quantities import folded_words
 from retrieval.text import fold_word
 
 _ALSO, _TOO, _AS, _WELL = (fold_word(w) for w in ("also", "too", "as", "well"))
@@ -64,10 +65,8 @@ def _additions(terms: Sequence[str]) -> list[tuple[int, str]]:
 # quote adds a case with besides the claim's words: "in addition (to)", "additionally",
 # "besides", "moreover", "furthermore", and "as well as" joining two nouns ("retries refused
 # connections as well as resets" gives what "also retries resets" adds to).
-_CLAUSE_JOINS = frozenset(fold_word(w) for w in ("and", "but"))
-_QUOTE_ADDS = frozenset(
-    fold_word(w) for w in ("additionally", "besides", "moreover", "furthermore")
-)
+_CLAUSE_JOINS = folded_words("and but")
+_QUOTE_ADDS = folded_words("additionally besides moreover furthermore")
 _IN, _ADDITION = fold_word("in"), fold_word("addition")
 
 

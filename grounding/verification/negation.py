@@ -16,6 +16,7 @@ from grounding.verification.anchors import (
     terms,
 )
 from grounding.verification.bounds import opens_bound
+from grounding.verification.quantities import folded_words
 from retrieval.text import NEGATIONS, SnowballStemmer, fold_word
 
 # These reaches are set by hand from how English phrases a negation, not fit by
@@ -25,7 +26,7 @@ NEGATION_WINDOW = 5  # a negation binds to the words right next to it
 _GOVERNS = 3
 _DEFAULT = fold_word("default")
 _SNOWBALL = SnowballStemmer("english")
-_BE = frozenset(fold_word(w) for w in ("be", "been", "being"))
+_BE = folded_words("be been being")
 # The condition rule of added_negation is hand-written, and the model answer that prompted it
 # ("If you don't pass a timeout, ...", hx01.f) is of a question of the TEST split: the verifier's
 # test-split figures for hx01 are therefore not held out for this rule. It is kept because it
@@ -111,7 +112,7 @@ def negation_disagrees(
 # `None`" for "while request is not None".
 # A "non-" prefix keeps it too: "raises on non-2xx responses" for "on responses which are not a
 # 2xx success code".
-_DENIED_OTHERWISE = frozenset(fold_word(w) for w in ("except", "until", "non"))
+_DENIED_OTHERWISE = folded_words("except until non")
 _DENYING = NEGATIONS | _DENIED_OTHERWISE
 
 
@@ -121,7 +122,7 @@ _DENYING = NEGATIONS | _DENIED_OTHERWISE
 _ELLIPTIC_CONDITION = re.compile(
     r"\b(?:if|unless)\b[^,;:.!?]{0,40}?(?:\bnot|n[’']t|\bnever)\s*[,;:]", re.IGNORECASE
 )
-_ALTERNATIVES = frozenset(fold_word(w) for w in ("or", "otherwise", "else", "unless"))
+_ALTERNATIVES = folded_words("or otherwise else unless")
 
 
 def dropped_negation(claim: Sequence[str], quoted: str) -> str | None:

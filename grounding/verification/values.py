@@ -8,17 +8,14 @@ from collections.abc import Sequence
 
 from grounding.verification.anchors import anchored, is_number
 from grounding.verification.numbers import is_name_digits
-from grounding.verification.quantities import converts
-from retrieval.text import fold_word
+from grounding.verification.quantities import converts, folded_words
 
 NUMBER_WINDOW = 10
 # The literals among the value words: a claim in another language, whose own words for
 # "default" or "enabled" cannot be read, still writes `True` and `False` as code.
-BOOLEANS = frozenset(fold_word(w) for w in ("true", "false"))
+BOOLEANS = folded_words("true false")
 # Words that state a value of their own: the claim may say them only if its quotes do.
-VALUE_WORDS = BOOLEANS | frozenset(
-    fold_word(w) for w in ("enabled", "disabled", "default", "defaults")
-)
+VALUE_WORDS = BOOLEANS | folded_words("enabled disabled default defaults")
 
 
 def number_problem(

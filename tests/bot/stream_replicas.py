@@ -10,15 +10,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from bot.resume import Resumer
-from bot.runtime import make_pipeline
 from bot.store import AnswerStore
-from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from retrieval.config import Config
-from retrieval.index import Index
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import RunningApp, two_replicas
+from tests.bot.model_pipeline import model_pipeline
 from tests.bot.test_e2e_streaming import CLAIMS
-from tests.grounding.fake_openai import FakeOpenAI, answer, loopback_http_client, paced
+from tests.grounding.fake_openai import FakeOpenAI, answer, paced
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +33,8 @@ async def stream_replicas(
 ) -> AsyncIterator[Replicas]:
     async with FakeOpenAI() as server:
         server.always("responses", paced(0.05, answer(CLAIMS)))
-        model = make_openai_client("sk-test", server.base_url,
-                                   http_client=loopback_http_client())  # fmt: skip
-        try:
-            pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(model, "gpt"))
-            async with two_replicas(config, pipeline, store, resumer=resumer) as replicas:
-                yield Replicas(server, *replicas)
-        finally:
-            await model.close()
+        async with (
+            model_pipeline(config, server) as pipeline,
+            two_replicas(config, pipeline, store, resumer=resumer) as replicas,
+        ):
+            yield Replicas(server, *replicas)

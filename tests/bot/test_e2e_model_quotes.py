@@ -14,14 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.app import Answerer
-from bot.runtime import make_pipeline
 from bot.store import SQLiteAnswerStore
-from grounding.generators.openai_gen import OpenAIGenerator, make_openai_client
 from retrieval.config import Config
-from retrieval.index import Index
 from tests.bot.e2e import ask, wait_for_replies
 from tests.bot.harness import GENERAL, fake_slack, running_app, with_channels
-from tests.grounding.fake_openai import FakeOpenAI, Recorded, Reply, answer, loopback_http_client
+from tests.bot.model_pipeline import model_pipeline
+from tests.grounding.fake_openai import FakeOpenAI, Recorded, Reply, answer
 
 QUOTE = "Run `make rollback ENV=production` to return to the previous release."
 PARAPHRASE = "You return to the previous release with `make rollback ENV=production`."
@@ -45,21 +43,17 @@ def _reply_to(claim: str, indexed: tuple[Config, Answerer], tmp_path: Path) -> s
     store = SQLiteAnswerStore(tmp_path / "answers.sqlite3")
 
     async def main() -> str:
-        async with FakeOpenAI(respond=_citing_the_quote(claim)) as server:
-            client = make_openai_client(
-                "sk-test", server.base_url, http_client=loopback_http_client()
-            )
-            pipeline = make_pipeline(config, Index.load(config), OpenAIGenerator(client, "gpt-t"))
-            async with (
-                client,
-                fake_slack() as slack,
-                running_app(with_channels(slack), config, pipeline, store) as app,
-            ):
-                await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "41.000100"))
-                # A model's answer is streamed (bot/streaming.py): the reply is every piece of it.
-                await wait_for_replies(slack)
-                pieces = [c.params for c in slack.calls if c.method.startswith("chat.")]
-                return json.dumps(pieces, ensure_ascii=False)
+        async with (
+            FakeOpenAI(respond=_citing_the_quote(claim)) as server,
+            model_pipeline(config, server, "gpt-t") as pipeline,
+            fake_slack() as slack,
+            running_app(with_channels(slack), config, pipeline, store) as app,
+        ):
+            await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "41.000100"))
+            # A model's answer is streamed (bot/streaming.py): the reply is every piece of it.
+            await wait_for_replies(slack)
+            pieces = [c.params for c in slack.calls if c.method.startswith("chat.")]
+            return json.dumps(pieces, ensure_ascii=False)
 
     try:
         return asyncio.run(main())

@@ -131,7 +131,9 @@ def names_the_same(token: str, evidence: str) -> bool:
     qualified = _QUALIFIED.fullmatch(token)
     if qualified is not None:
         module, name = qualified.groups()
-        return appears(name, evidence) and _is_module(module, evidence)
+        if appears(name, evidence) and _is_module(module, evidence):
+            return True
+    # `shelf.Finder` where the evidence documents ":mod:`shelf`" but never writes `shelf.X`.
     return _names_a_call(token, evidence)
 
 

@@ -29,3 +29,16 @@ def test_an_invented_name_keyword_or_value_is_still_dropped() -> None:
     dropped("`q.join(strict=False)` blocks until every item is done.", QUEUE)
     dropped("`tools.which(cmd)` returns the path of the program.", SHELF)
     dropped("`w.join()` blocks until every item is done.", QUEUE)
+
+
+LEDGER = (
+    ":mod:`ledger` --- Bookkeeping\n\n:class:`Tally` objects\n\n"
+    "A tally tool is provided to count things quickly."
+)
+
+
+def test_a_class_qualified_by_the_module_the_evidence_documents_is_kept() -> None:
+    # The evidence never writes `ledger.X`, but documents the module ledger.
+    kept("Use `ledger.Tally`, a tool to count things quickly.", LEDGER)
+    dropped("Use `abacus.Tally`, a tool to count things quickly.", LEDGER)
+    dropped("Use `ledger.Counter`, a tool to count things quickly.", LEDGER)

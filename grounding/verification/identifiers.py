@@ -83,6 +83,25 @@ def _token_of(pattern: re.Pattern[str], match: re.Match[str], text: str) -> str:
     return token
 
 
+# What joins the parts of one code span a claim writes on one line: statements after a ";"
+# (`auth = Auth(); client = Client(auth=auth)` of two lines of an example), or a command and
+# the options it takes at its end (`prog -m tool --sort-keys`, documented one by one).
+_STATEMENT_BREAK = re.compile(r"\s*;\s*")
+_TRAILING_FLAGS = re.compile(r"(?P<head>\S.*?)(?P<flags>(?:\s+--?[A-Za-z][\w-]*)+)")
+
+
+def joined_parts(token: str) -> tuple[str, ...]:
+    """The parts of a code span that each must appear when the span does not as a whole: its
+    statements, or its command and each of its trailing options; () when it joins nothing."""
+    statements = [part for part in _STATEMENT_BREAK.split(token.strip()) if part]
+    if len(statements) > 1:
+        return tuple(statements)
+    command = _TRAILING_FLAGS.fullmatch(token.strip())
+    if command is None:
+        return ()
+    return (command.group("head"), *command.group("flags").split())
+
+
 def is_number_token(token: str) -> bool:
     """A plain number (`5`, `1,000`, `0.5`): checked by value (values.py), not verbatim."""
     return _NUMBER.fullmatch(token) is not None

@@ -23,6 +23,7 @@ from grounding.verification.identifiers import (
     appears,
     exact_tokens,
     is_number_token,
+    joined_parts,
     names_the_same,
     url_ports,
     without_urls,
@@ -179,18 +180,27 @@ def _lead_denial(claim: str) -> tuple[str, ...]:
 
 def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
     """The first token not in the cited items as written, nor once code layout and markup are
-    normalised on both sides (a one-line `mounts = {...}` of a multi-line example)."""
+    normalised on both sides (a one-line `mounts = {...}` of a multi-line example), nor part by
+    part when it joins several (`a = f(); b = g(a)`, `prog -m tool --flag`)."""
     written, formed = normalize_text(cited), quote_form(cited)
     for token in tokens:
-        if is_number_token(token) or appears(token, written):
+        if _token_in(token, written, formed):
             continue
-        if _ACRONYM.fullmatch(token) and _names_in_code(token.lower(), written.lower()):
-            continue
-        if _URL_WORD.fullmatch(token) and _SCHEME.search(written):
-            continue  # "the proxy URL" of `proxy='socks5://user:pass@host:port'`
-        if not appears(quote_form(token), formed) and not names_the_same(token, written):
+        parts = joined_parts(token)
+        if not parts or not all(_token_in(part, written, formed) for part in parts):
             return f"not in the cited evidence: {token!r}"
     return None
+
+
+def _token_in(token: str, written: str, formed: str) -> bool:
+    """One exact token is in the cited items (`written` as they are, `formed` in quote form)."""
+    if is_number_token(token) or appears(token, written):
+        return True
+    if _ACRONYM.fullmatch(token) and _names_in_code(token.lower(), written.lower()):
+        return True
+    if _URL_WORD.fullmatch(token) and _SCHEME.search(written):
+        return True  # "the proxy URL" of `proxy='socks5://user:pass@host:port'`
+    return appears(quote_form(token), formed) or names_the_same(token, written)
 
 
 def _names_in_code(acronym: str, written: str) -> bool:

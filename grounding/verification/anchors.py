@@ -26,9 +26,11 @@ _TAIL = re.compile(r"(?<=[^\W\d_])[’'](ll|re|ve|m|d)\b", re.IGNORECASE)
 # sentence ("None of the options ...").
 _NONE_VALUE = re.compile(r"(?<=[^\s.!?:] )None\b|(?<=[`=(\[{,])None\b")
 # Words, ordinals in digits ("3rd"), whole numbers, and sentence ends (kept as "" so a window
-# never crosses a sentence).
+# never crosses a sentence). A comma joins digits only as a thousands separator ("1,000"):
+# "round(2.675,2)", as a quote's code is written with its spaces taken out, holds 2.675 and 2.
 _TERM = re.compile(
-    rf"{IDENTIFIER_WITH_DIGITS}|\d+(?:st|nd|rd|th)\b|\d+(?:[.,]\d+)*|[^\W\d_]+(?:-[^\W\d_]+)?"
+    rf"{IDENTIFIER_WITH_DIGITS}|\d+(?:st|nd|rd|th)\b|\d+(?:\.\d+|,\d{{3}}(?!\d))*"
+    r"|[^\W\d_]+(?:-[^\W\d_]+)?"
     r"|[.!?](?=\s|$)|\n\s*\n"
 )
 

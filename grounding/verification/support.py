@@ -20,6 +20,7 @@ from grounding.verification.directives import readable
 from grounding.verification.enumerations import list_counts, self_counted
 from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
+    CODE_SPAN,
     appears,
     exact_tokens,
     is_number_token,
@@ -209,6 +210,26 @@ def _names_in_code(acronym: str, written: str) -> bool:
     return re.search(rf"(?<![^\W_]){re.escape(acronym)}(?![^\W_])", written) is not None
 
 
+_CODE = re.compile(CODE_SPAN)
+
+
+_CODE_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?!\w)")
+
+
+def _without_quoted_code(claim: str, quoted: str) -> str:
+    """`claim` with the numbers blanked of each code span that is more than a number and that
+    the quoted sentences hold as written (in quote form); its words stay, to anchor others."""
+    formed = quote_form(quoted)
+
+    def blank(match: re.Match[str]) -> str:
+        code = match.group().strip("`").strip()
+        if not code or is_number_token(code) or not appears(quote_form(code), formed):
+            return match.group()
+        return _CODE_NUMBER.sub(" ", match.group())
+
+    return _CODE.sub(blank, claim)
+
+
 def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None:
     """Numbers, values and negations; in another language the numbers (not their neighbours,
     which are words of that language) and whether it negates at all."""
@@ -218,15 +239,18 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     if other:  # "tres pasos": a number, whatever language spells it
         said += tuple(t for n in spanish_numbers(claim) for t in ("", n))
     prose = _prose(claim)
+    # Numbers inside code the quotes hold as written are the quotes' own (`~= 2.2`): the code
+    # around them anchors them, however few words the quoted line has.
+    counted = said if other else terms(_prose(_without_quoted_code(claim, support.quoted)))
     listed = (
         frozenset()
         if other
         else self_counted(prose, _prose(support.quoted)) | list_counts(prose, support.lists)
     )
-    problem = number_problem(said, quoted, anchor=not other, listed=listed)
+    problem = number_problem(counted, quoted, anchor=not other, listed=listed)
     if problem is not None and (support.stated or support.headings):
         shown = terms(_prose(f"{support.quoted}\n\n{support.stated}\n\n{support.headings}"))
-        problem = number_problem(said, shown, anchor=not other, listed=listed)
+        problem = number_problem(counted, shown, anchor=not other, listed=listed)
     if problem is not None:
         return problem
     if other:

@@ -115,17 +115,23 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
     neighbours = set().union(*(neighbour_words(claim, k, width) for k in _number_run(claim, i)))
     if not neighbours:
         return True
-    if not neighbours & set(evidence):
-        # Words the evidence never says are the paraphrase's own ("can give it two or more"
-        # of "it may have two or more"): they anchor nothing, so the words past them do.
-        wider = (neighbour_words(claim, k, _PARAPHRASE_REACH) for k in _number_run(claim, i))
-        neighbours = set().union(*wider) or neighbours
     term = claim[i]
     spots = [j for j, other in enumerate(evidence) if _same(term, other)]
     if _versioned(claim, i) and any(j > 0 and evidence[j - 1] == _VERSION for j in spots):
         return True  # "since 3.11" of "Changed in version 3.11": a version is its own anchor
     if is_number(term):
         spots += _named_elsewhere(evidence, spots)
+    if any(neighbours & sentence_window(evidence, j, window) for j in spots):
+        return True
+    # The words right next to it may be the paraphrase's own ("can give it two or more" of "it
+    # may have two or more"): they anchor nothing, so the words past them may. For a number,
+    # also when they are words the evidence says elsewhere ("saves the recent calls, 128 when
+    # used bare" of "... recent calls." and "maxsize at its default of 128"); a negation next
+    # to words the evidence says is bound to them.
+    if neighbours & set(evidence) and not is_number(term):
+        return False
+    wider = (neighbour_words(claim, k, _PARAPHRASE_REACH) for k in _number_run(claim, i))
+    neighbours = set().union(*wider) - neighbours
     return any(neighbours & sentence_window(evidence, j, window) for j in spots)
 
 

@@ -27,3 +27,18 @@ def test_a_number_still_needs_its_words_near_it() -> None:
         "Heavy bursts grow the pool to three idle workers, and we add them by hand.",
         "Usually one idle worker is kept. We add three by hand under heavy bursts.",
     )
+
+
+PANTRY = (
+    "A pantry keeps up to *shelves* of the freshest loaves.\n\n"
+    "Used bare, it leaves *shelves* at its default value of 64."
+)
+
+
+def test_a_number_after_words_the_evidence_says_elsewhere_is_anchored_past_them() -> None:
+    # "freshest loaves" is in the evidence, not near 64; "shelves", a few words further, is.
+    kept("The pantry keeps *shelves* of the freshest loaves, 64 when you use it plain.", PANTRY)
+
+
+def test_a_number_no_word_of_the_claim_binds_is_still_dropped() -> None:
+    dropped("The pantry keeps up to 64 freshest loaves on a rack.", PANTRY)

@@ -12,6 +12,7 @@ from grounding.verification.anchors import (
     anchored,
     content_after,
     is_content,
+    neighbour_words,
     sentence_window,
     terms,
 )
@@ -53,8 +54,34 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
             continue  # "If you don't want the proxy used, pass ...": the reader's aim
         if _contrasted(claim, i, evidence):
             continue  # "..., not to the request method": the evidence's "rather than ..."
+        if _said_otherwise(claim, i, evidence):
+            continue  # "aren't limited" of "are unlimited", "no arguments" of "zero arguments"
         return term
     return None
+
+
+# Prefixes that negate the word they start: "unlimited", "invalid", "nonblocking".
+_PRIVATIVES = ("un", "in", "im", "non", "non-")
+_ZERO = "0"  # anchors.terms' spelling of "zero" and "0"
+
+
+def _said_otherwise(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
+    """The claim's negation `i` says what the evidence says with a prefix or a zero: "not
+    limited" is "unlimited" and "no arguments" is "zero arguments", where the evidence word
+    shares a word next to it with the claim's negation (in NEGATION_WINDOW)."""
+    negated = content_after(claim, i, 1)
+    if not negated:
+        return False
+    word = negated[0]
+    if claim[i] == "no" and i + 1 < len(claim) and claim[i + 1] == word:
+        spots = [
+            j for j in range(1, len(evidence)) if evidence[j] == word and evidence[j - 1] == _ZERO
+        ]
+    else:
+        stems = {_SNOWBALL(prefix + word) for prefix in _PRIVATIVES}
+        spots = [j for j, other in enumerate(evidence) if _SNOWBALL(other) in stems]
+    near = neighbour_words(claim, i, NEGATION_WINDOW) - {word}
+    return any(near & sentence_window(evidence, j, NEGATION_WINDOW) for j in spots)
 
 
 # Words that set one thing against another: what follows them is what is not so ("passed on

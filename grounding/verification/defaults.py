@@ -14,6 +14,7 @@ from retrieval.text import fold_word
 
 _DEFAULT = fold_word("default")
 _BY = fold_word("by")
+_THE = fold_word("the")
 _TRUE, _FALSE = fold_word("true"), fold_word("false")
 _NONE = fold_word("nonevalue")  # anchors.terms' spelling of Python's None
 # How far a default's value may sit from the word: "the default queue size is 64" (after it),
@@ -48,9 +49,18 @@ def default_spots(terms: Sequence[str]) -> list[int]:
             spot = _first_value(terms, range(k - 2, start - 1, -1))
         if spot is None:
             spot = _first_value(terms, range(k + 1, min(len(terms), k + 1 + _AFTER)))
+        if spot is None:
+            spot = _value_named(terms, k)
         if spot is not None:
             found.append(spot)
     return found
+
+
+def _value_named(terms: Sequence[str], k: int) -> int | None:
+    """The value right before a "default" that names it, with no value after it: "If true (the
+    default), ...", "2 (default) or more"."""
+    before = k - 2 if k > 1 and terms[k - 1] == _THE else k - 1
+    return before if before >= 0 and is_value(terms[before]) else None
 
 
 def _first_value(terms: Sequence[str], spots: Iterable[int]) -> int | None:

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from grounding.verification.anchors import anchored, content_after, is_content, sentence_window
+from grounding.verification.anchors import (
+    anchored,
+    content_after,
+    is_content,
+    is_number,
+    sentence_window,
+)
+from grounding.verification.quantities import folded_words
 from retrieval.text import NEGATIONS, fold_word
 
 # Verb pairs whose one member denies the other. Set by hand, not fit; "before"/"after" and
@@ -126,8 +133,8 @@ _POSITION = {"1st": fold_word("first")}  # "the first file" is read as a positio
 
 def reversed_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     """The claim turns an order or a scale of its quote around an odd number of times."""
-    said = [_POSITION.get(t, t) for t in claim]
-    quoted = [_POSITION.get(t, t) for t in evidence]
+    said = [_POSITION.get(t, t) for t in _without_lasting(claim)]
+    quoted = [_POSITION.get(t, t) for t in _without_lasting(evidence)]
     turns, turned = 0, ""
     for a, b in _ENDS:
         in_claim, in_quote = {a, b} & set(said), {a, b} & set(quoted)
@@ -143,6 +150,23 @@ def reversed_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | Non
     if turns % 2:
         return f"the claim turns around the order its quotes give ({turned})"
     return None
+
+
+_LAST = fold_word("last")
+_LASTING = "lasting"  # not folded: no end of _ENDS, nor any folded word
+_DETERMINERS = folded_words("the its their this these those our your my his her")
+
+
+def _without_lasting(terms: Sequence[str]) -> list[str]:
+    """`terms` with each "last" that is the verb read as "lasting": before a length of time, no
+    determiner before it ("support lasts 24 months"; not "the last 24 months", an end)."""
+    return [_LASTING if _lasts(terms, i) else term for i, term in enumerate(terms)]
+
+
+def _lasts(terms: Sequence[str], i: int) -> bool:
+    if terms[i] != _LAST or i + 1 >= len(terms) or not is_number(terms[i + 1]):
+        return False
+    return i == 0 or terms[i - 1] not in _DETERMINERS
 
 
 def _sides(terms: Sequence[str], word: str) -> set[tuple[int, str]]:

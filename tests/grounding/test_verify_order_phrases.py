@@ -20,3 +20,14 @@ def test_the_other_words_phrase_said_is_dropped() -> None:
     assert "'after'" in dropped("The audit hook runs after the job is sent to a worker.", HOOK)
     assert "'before'" in dropped("The audit hook runs before a job is fully queued.", HOOK)
     assert "'after'" in dropped("The hook runs after sending.", "The hook runs before sending.")
+
+
+SEASON = "During the first twelve weeks the garden gets weekly watering."
+
+
+def test_last_as_the_verb_before_a_length_of_time_turns_no_order_around() -> None:
+    kept("Weekly watering of the garden lasts 12 weeks.", SEASON)
+
+
+def test_the_last_weeks_for_the_first_is_still_dropped() -> None:
+    dropped("During the last 12 weeks the garden gets weekly watering.", SEASON)

@@ -54,10 +54,39 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
             continue  # "If you don't want the proxy used, pass ...": the reader's aim
         if _contrasted(claim, i, evidence):
             continue  # "..., not to the request method": the evidence's "rather than ..."
+        if _denies_a_need(claim, i) and not _states_a_need(evidence):
+            continue  # "you don't have to choose it" of "it is chosen automatically"
         if _said_otherwise(claim, i, evidence):
             continue  # "aren't limited" of "are unlimited", "no arguments" of "zero arguments"
         return term
     return None
+
+
+# A negated necessity ("don't have to", "doesn't need", "not required") denies a need, not
+# the fact after it: it adds nothing to evidence that states no need, and contradicts
+# evidence that does ("You don't need a server" of "you'll need a server running").
+_NEEDS = folded_words("need needs needed require requires required necessary mandatory")
+_HAVE = folded_words("have has had")
+_TO = fold_word("to")
+_NEED_STATED = _NEEDS | folded_words("requirement must should necessarily")
+
+
+def _denies_a_need(claim: Sequence[str], i: int) -> bool:
+    """The negation `i` governs a need: "not need", "not required", "not have to", with at
+    most one function word ("is", "be") between."""
+    after = list(itertools.takewhile(bool, claim[i + 1 : i + 4]))  # in its sentence
+    if after[:1] and after[0] in _NEEDS:
+        return True
+    if len(after) > 1 and after[0] in _HAVE and after[1] == _TO:
+        return True
+    return len(after) > 1 and not is_content(after[0]) and after[1] in _NEEDS
+
+
+def _states_a_need(evidence: Sequence[str]) -> bool:
+    """The evidence says something is needed: a need word, or "have to" / "has to"."""
+    if _NEED_STATED & set(evidence):
+        return True
+    return any(a in _HAVE and b == _TO for a, b in itertools.pairwise(evidence))
 
 
 # Prefixes that negate the word they start: "unlimited", "invalid", "nonblocking".

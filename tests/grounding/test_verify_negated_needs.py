@@ -1,0 +1,27 @@
+"""A negated necessity ("don't have to", "doesn't need", "not required") denies a need, not the
+fact after it: kept against evidence that states no need ("the size is chosen automatically"),
+dropped against evidence that states one ("you need to set the size"). Made-up sentences, no
+benchmark item."""
+
+from __future__ import annotations
+
+from tests.grounding.support_checks import dropped, kept
+
+CHOSEN = "The loom picks the thread size automatically when the pattern is loaded."
+NEEDED = "Before weaving, you need to set the thread size on the loom."
+REQUIRED = "Weaving requires a thread size set on the loom."
+
+
+def test_a_need_the_evidence_never_states_may_be_denied() -> None:
+    kept("You don't have to pick the thread size: the loom picks it automatically.", CHOSEN)
+    kept("The loom doesn't need a thread size: it picks it automatically.", CHOSEN)
+
+
+def test_a_need_the_evidence_states_may_not_be_denied() -> None:
+    dropped("Before weaving, you don't need to set the thread size on the loom.", NEEDED)
+    dropped("Weaving does not require a thread size set on the loom.", REQUIRED)
+    dropped("Before weaving, you don't have to set the thread size on the loom.", NEEDED)
+
+
+def test_a_plain_negation_is_still_an_added_one() -> None:
+    dropped("The loom does not pick the thread size automatically.", CHOSEN)

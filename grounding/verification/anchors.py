@@ -117,7 +117,7 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
         return True
     term = claim[i]
     spots = [j for j, other in enumerate(evidence) if _same(term, other)]
-    if _versioned(claim, i) and any(j > 0 and evidence[j - 1] == _VERSION for j in spots):
+    if versioned(claim, i) and any(j > 0 and evidence[j - 1] == _VERSION for j in spots):
         return True  # "since 3.11" of "Changed in version 3.11": a version is its own anchor
     if is_number(term):
         spots += _named_elsewhere(evidence, spots)
@@ -143,7 +143,7 @@ _VERSION_WORDS = frozenset(
 )
 
 
-def _versioned(terms: Sequence[str], i: int) -> bool:
+def versioned(terms: Sequence[str], i: int) -> bool:
     """Term `i` is a dotted number written as a version: right after a version word."""
     return "." in terms[i] and is_number(terms[i]) and i > 0 and terms[i - 1] in _VERSION_WORDS
 

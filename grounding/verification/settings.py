@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from grounding.verification.anchors import terms
+from grounding.verification.anchors import terms, versioned
 from grounding.verification.defaults import is_value, shown
 
 # A setting's name: snake_case or CONSTANT_CASE, the way code and settings are written.
@@ -20,7 +20,9 @@ _LINE_END = re.compile(r"\n")
 
 
 def _values(segment: str) -> list[str]:
-    return [t for t in terms(segment) if is_value(t)]
+    """The values of a segment; not a version ("since Python 3.8"), which is when, not what."""
+    said = terms(segment)
+    return [t for i, t in enumerate(said) if is_value(t) and not versioned(said, i)]
 
 
 def _segments(text: str, end: re.Pattern[str]) -> list[tuple[str, str]]:

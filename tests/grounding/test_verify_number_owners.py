@@ -58,3 +58,17 @@ def test_a_number_counting_nothing_near_the_noun_stands_for_it() -> None:
     evidence = "This runs 3 database queries; with a join it brings the query count to 2."
     kept("With a join it takes 2 queries.", evidence)
     kept("With a join it takes 2 queries instead of 3.", evidence)
+
+
+VERSIONED = (
+    ".. versionchanged:: 4.2\n\n"
+    "Default value of *max_workers* is changed to ``min(16, cores + 2)``."
+)
+
+
+def test_a_version_in_a_settings_sentence_is_no_value_of_the_setting() -> None:
+    kept(
+        "Left out, `max_workers` has defaulted since Python 4.2 to `min(16, cores + 2)`.",
+        VERSIONED,
+    )
+    dropped("If you leave out `max_workers`, it defaults to 4.2 workers.", VERSIONED)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from bot.leases import RENEW_EVERY_SECONDS, process_owner
 from bot.live import LiveRuntime
 from bot.metrics import Metrics
+from bot.pending_marks import PendingMarks
 from bot.refusals import Refusals
 from bot.store import AnswerStore
 from grounding.deadline import Clock, SystemClock
@@ -89,3 +90,5 @@ class ListenerDeps:
     # Where Slack refused chat.startStream (bot/streaming.py): one post there instead.
     streams: Refusals = field(default_factory=Refusals)
     metrics: Metrics = field(default_factory=Metrics)  # what /metrics shows (bot/metrics.py)
+    # Reactions on a reply whose answer is not stored yet (bot/pending_marks.py).
+    marks: PendingMarks = field(default_factory=PendingMarks)

@@ -22,6 +22,7 @@ from bot.events import Turn
 from bot.failures import log_failure
 from bot.leases import Lease
 from bot.live import Live, ask
+from bot.reactions import count_kept
 from bot.render import Message, render_help, render_input_error
 from bot.render.answers import render_internal_error, render_too_long
 from bot.render.commands import shareable
@@ -199,6 +200,8 @@ async def _end_stream(
         # Stored before the stop adds the feedback buttons: a press on them finds it.
         await _save(deps, turn, answer, reply.ts)
     reply_ts = await reply.finish(message, tail)
+    if reply_ts is not None:
+        await count_kept(deps, turn.team, turn.channel, reply_ts)  # reacted to while streamed
     await lease.finish(reply_ts)
     return True
 
@@ -228,6 +231,7 @@ async def _reply(
         await _save(deps, turn, answer, reply_ts)  # staging failed: stored the old way
     elif staged and not await _mark_posted(deps.store, turn, reply_ts):
         return reply_ts
+    await count_kept(deps, turn.team, turn.channel, reply_ts)  # reacted to before it was marked
     await lease.finish(reply_ts)
     return reply_ts
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -13,6 +15,7 @@ from bot.deps import ListenerDeps
 from bot.escalation import help_offer
 from bot.events import Reaction
 from bot.leases import Lease
+from bot.pending_marks import PENDING_SECONDS, MessageKey, PendingMark
 from bot.render.feedback import thanks_for_wrong
 from bot.replies import Unknown, answer_thread, reply_question, tell
 from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable, staged_reply_ts
@@ -48,10 +51,27 @@ async def _record_feedback(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
     bot_user_id: str | None, *, added: bool,
 ) -> None:  # fmt: skip
-    store = deps.store
-    record = await _reacted_to(deps, client, reaction, bot_user_id)
-    if record is None or record.id is None:
+    found = await _reacted_to(deps, client, reaction, bot_user_id)
+    if isinstance(found, _Later):
+        mark = PendingMark(reaction, kind, added, client, bot_user_id, deps.clock.now())
+        key = deps.marks.keep(mark, known=found.known)
+        log.info("reaction event %s on %s/%s: %s; kept until it is", reaction.event_id,
+                 reaction.channel, reaction.ts, found.why)  # fmt: skip
+        # The run may have stored the answer while Slack was being read: look once more.
+        await count_pending(deps, key, read=False)
+        return
+    if found is None or found.id is None:
         return  # not a docbot answer
+    await _count(deps, client, reaction, kind, found, bot_user_id, added=added)
+
+
+async def _count(
+    deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
+    record: AnswerRecord, bot_user_id: str | None, *, added: bool,
+) -> None:  # fmt: skip
+    """Count one reaction event for `record`, once (its claim in the ledger)."""
+    store = deps.store
+    assert record.id is not None
     # A redelivered reaction_added after its reaction_removed would otherwise mark it again.
     key = EventKey(reaction.event_id)
     claim = await asyncio.to_thread(store.claim, key, deps.owner)
@@ -67,9 +87,102 @@ async def _record_feedback(
         await lease.finish()
 
 
+async def count_pending(deps: ListenerDeps, key: MessageKey, *, read: bool = True) -> None:
+    """Count the reactions kept for the message `key` once the store knows its answer, in the
+    order they came; `read`: Slack may be read for a message it could not be asked about
+    before. Still not known: kept again (dropped, logged, after PENDING_SECONDS)."""
+    async with deps.marks.resolving(key):
+        marks, known = deps.marks.take(key)
+        if not marks:
+            return
+        try:
+            found = await _answer_of(deps, key, marks[0], read=read and not known)
+        except StoreUnavailable:
+            deps.marks.put_back(key, marks, known=known)
+            raise
+        if found is None and not read:
+            found = _Later(known, "its answer is not stored yet")
+        if isinstance(found, _Later):
+            _keep_unexpired(deps, key, marks, found.known)
+            return
+        if found is None or found.id is None:
+            log.info("the message %s/%s reacted to is not one of docbot's answers: %d reaction "
+                     "event(s) dropped", key.channel, key.ts, len(marks))  # fmt: skip
+            return
+        for done, mark in enumerate(marks):
+            try:
+                await _count(deps, mark.client, mark.reaction, mark.kind, found,
+                             mark.bot_user_id, added=mark.added)  # fmt: skip
+            except StoreUnavailable:
+                deps.marks.put_back(key, marks[done:], known=True)
+                return
+        log.info("counted %d reaction event(s) kept for %s/%s", len(marks), key.channel, key.ts)
+
+
+async def count_kept(deps: ListenerDeps, team: str, channel: str, ts: str) -> None:
+    """Reactions kept for the reply `ts` (the run posting it has just stored its answer) count
+    now; a failure is logged, never the reply's."""
+    key = MessageKey(team, channel, ts)
+    if not deps.marks.has(key):
+        return
+    try:
+        await count_pending(deps, key, read=False)
+    except StoreUnavailable:
+        pass  # the store logs its outage once; the marks are kept for the next sweep
+    except Exception:
+        log.exception("counting the reactions kept for %s/%s failed", channel, ts)
+
+
+async def _answer_of(
+    deps: ListenerDeps, key: MessageKey, first: PendingMark, *, read: bool
+) -> AnswerRecord | _Later | None:
+    if read:
+        return await _reacted_to(deps, first.client, first.reaction, first.bot_user_id)
+    return await asyncio.to_thread(deps.store.find_answer, key.team, key.channel, key.ts)
+
+
+def count_pending_later(deps: ListenerDeps) -> int:
+    """Start counting every message's kept reactions (a sweep's part, bot/resume.py): each in
+    a run of its own, as a read of Slack may wait out a rate limit; how many were started."""
+    started = 0
+    for key in deps.marks.messages():
+        if not deps.marks.busy(key):
+            deps.in_flight.start(_logged(count_pending(deps, key), key))
+            started += 1
+    return started
+
+
+async def _logged(run: Coroutine[object, object, None], key: MessageKey) -> None:
+    try:
+        await run
+    except StoreUnavailable:
+        pass  # the store logs its outage once; what was taken is put back by count_pending
+    except Exception:
+        log.exception("counting the reactions kept for %s/%s failed", key.channel, key.ts)
+
+
+def _keep_unexpired(
+    deps: ListenerDeps, key: MessageKey, marks: list[PendingMark], known: bool
+) -> None:  # fmt: skip
+    now = deps.clock.now()
+    kept = [m for m in marks if now - m.since < PENDING_SECONDS]
+    if len(kept) < len(marks):
+        log.warning("%d reaction event(s) on %s/%s dropped: its answer was not known after %d s",
+                    len(marks) - len(kept), key.channel, key.ts, PENDING_SECONDS)  # fmt: skip
+    deps.marks.put_back(key, kept, known=known)
+
+
+@dataclass(frozen=True, slots=True)
+class _Later:
+    """The message is (`known`) or may be docbot's reply, with no answer stored for it yet."""
+
+    known: bool
+    why: str
+
+
 async def _reacted_to(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, bot_user_id: str | None
-) -> AnswerRecord | None:
+) -> AnswerRecord | _Later | None:
     """The answer on the message reacted to: found by the message's ts; or, for a message of
     docbot's the store does not know by its ts, by the question its reply metadata names.
 
@@ -77,23 +190,30 @@ async def _reacted_to(
     staged answer posted (bot/questions.py _reply). The message, read back from Slack, names its
     question; the answer staged for that question is the message's, and is marked posted here.
     Any replica can do this (the thread and the store are shared), and the run that posted it
-    finds it marked. Not a reply (a note of docbot's), or Slack cannot be read: None."""
+    finds it marked. A stream still being written (its marker, no metadata yet), or a message
+    Slack cannot be read for: _Later, as its answer may yet be stored. Not a reply (a note of
+    docbot's): None."""
     store, team, channel = deps.store, reaction.team, reaction.channel
     record = await asyncio.to_thread(store.find_answer, team, channel, reaction.ts)
     if record is not None or bot_user_id is None or reaction.item_user != bot_user_id:
         return record
     try:
-        question_ts = await reply_question(client, channel, reaction.ts)
+        reply = await reply_question(client, channel, reaction.ts)
     except Unknown:
+        return _Later(False, "Slack could not be asked which question it answers")
+    if reply is None:
         return None
-    if question_ts is None:
-        return None
-    staged = await asyncio.to_thread(store.find_answer, team, channel, staged_reply_ts(question_ts))
+    staged = await asyncio.to_thread(
+        store.find_answer, team, channel, staged_reply_ts(reply.question_ts)
+    )
     if staged is not None:
         log.info("reaction event %s is on the reply %s, whose answer was not yet marked posted: "
                  "marking it", reaction.event_id, reaction.ts)  # fmt: skip
-        await asyncio.to_thread(store.mark_posted, team, channel, question_ts, reaction.ts)
-    return await asyncio.to_thread(store.find_answer, team, channel, reaction.ts)
+        await asyncio.to_thread(store.mark_posted, team, channel, reply.question_ts, reaction.ts)
+    found = await asyncio.to_thread(store.find_answer, team, channel, reaction.ts)
+    if found is None and not reply.finished:
+        return _Later(True, "it is a stream still being written")
+    return found
 
 
 async def _add_feedback(

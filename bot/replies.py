@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -252,19 +253,35 @@ async def find_message(
     raise Unknown
 
 
-async def reply_question(client: AsyncWebClient, channel: str, ts: str) -> str | None:
-    """The question ts the reply metadata of docbot's message `ts` names; None when the message
-    carries none (it is not a reply, or a stream not yet ended). Raises Unknown when Slack
-    cannot be read. conversations.replies takes any message's ts, a thread reply's included."""
+@dataclass(frozen=True, slots=True)
+class ReplyTo:
+    """What a message of docbot's, read back, says it is: the reply to the question
+    `question_ts`, finished (it carries the reply metadata) or a stream still being written
+    (only its first block's marker)."""
+
+    question_ts: str
+    finished: bool
+
+
+async def reply_question(client: AsyncWebClient, channel: str, ts: str) -> ReplyTo | None:
+    """Which question docbot's message `ts` replies to, by its reply metadata or, for a stream
+    not yet ended, its marker; None when it carries neither (it is not a reply). Raises Unknown
+    when Slack cannot be read. conversations.replies takes any message's ts, a thread reply's
+    included."""
 
     def reply(message: Mapping[str, Any]) -> bool:
-        return message.get("ts") == ts and has_metadata(REPLY_EVENT_TYPE, {})(message)
+        return message.get("ts") == ts and (
+            has_metadata(REPLY_EVENT_TYPE, {})(message) or _marked_question(message) is not None
+        )
 
     message = await find_message(client, channel, ts, ts, reply, f"the message {channel}/{ts}")
     if message is None:
         return None
-    question_ts = message["metadata"]["event_payload"].get("question_ts")
-    return question_ts if isinstance(question_ts, str) else None
+    if has_metadata(REPLY_EVENT_TYPE, {})(message):
+        question_ts = message["metadata"]["event_payload"].get("question_ts")
+        return ReplyTo(question_ts, True) if isinstance(question_ts, str) else None
+    marked = _marked_question(message)
+    return None if marked is None else ReplyTo(marked, False)
 
 
 def has_metadata(event_type: str, payload: Mapping[str, Any]) -> Matches:
@@ -298,9 +315,18 @@ def unfinished_stream(message: Mapping[str, Any], question_ts: str) -> bool:
 
 
 def _has_marker(message: Mapping[str, Any], question_ts: str) -> bool:
+    return _marked_question(message) == question_ts
+
+
+def _marked_question(message: Mapping[str, Any]) -> str | None:
+    """The question ts a streamed reply's marker (its first block's block_id) names, if any."""
     blocks = message.get("blocks")
     first = blocks[0] if isinstance(blocks, list) and blocks else None
-    return isinstance(first, Mapping) and first.get("block_id") == stream_marker(question_ts)
+    block_id = first.get("block_id") if isinstance(first, Mapping) else None
+    prefix = stream_marker("")
+    if not isinstance(block_id, str) or not block_id.startswith(prefix):
+        return None
+    return block_id.removeprefix(prefix) or None
 
 
 def _has_reply_metadata(message: Mapping[str, Any], question_ts: str) -> bool:

@@ -18,6 +18,7 @@ from bot.deps import ListenerDeps
 from bot.events import Turn
 from bot.leases import RENEW_EVERY_SECONDS
 from bot.questions import handle_turn
+from bot.reactions import count_pending_later
 from bot.store import StoreUnavailable
 
 log = logging.getLogger("docbot.slack")
@@ -56,6 +57,7 @@ class Resumer:
         if self._bound is None:
             return 0
         deps, client = self._bound
+        count_pending_later(deps)  # reactions kept until their reply's answer is stored
         found = await asyncio.to_thread(deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH)
         started = 0
         for item in found:

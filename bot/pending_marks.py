@@ -1,0 +1,118 @@
+"""Reactions on a message of docbot's whose answer the store does not hold yet, kept until it does.
+
+Two moments leave a reaction with no answer to count for, though the message is docbot's reply:
+a streamed reply still being written (its run stores the answer just before the stream's end),
+and a reply Slack could not be asked about (conversations.replies failed after its retries, as it
+does under Slack's tighter history limit). Such a reaction is kept here, per message and in the
+order Slack sent them, and counted once the store knows the message's answer: at once when this
+process's run stores it (bot/questions.py), else on the next sweep (bot/resume.py), until
+PENDING_SECONDS have passed (then it is dropped, logged). Kept in memory: a process that dies
+loses what it kept pending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.events import Reaction
+
+# As long as a question is resumed (bot/resume.py RESUME_WINDOW_SECONDS): a stream is finished,
+# or a reply marked, by then or never.
+PENDING_SECONDS = 15 * 60
+
+
+@dataclass(frozen=True, slots=True)
+class MessageKey:
+    team: str
+    channel: str
+    ts: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingMark:
+    """One reaction event kept: what to count (`kind` of `reaction`, or its removal) and what
+    counting it needs (the client of the workspace, docbot's user id), and since when."""
+
+    reaction: Reaction
+    kind: str
+    added: bool
+    client: AsyncWebClient
+    bot_user_id: str | None
+    since: float  # on the process's monotonic clock
+
+
+@dataclass
+class _Waiting:
+    marks: list[PendingMark]
+    known: bool  # the message was read back and is docbot's: the store alone decides now
+
+
+class PendingMarks:
+    """The reactions kept, per message; one resolution of a message at a time (`resolving`)."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[MessageKey, _Waiting] = {}
+        self._locks: dict[MessageKey, asyncio.Lock] = {}
+        self._users: dict[MessageKey, int] = {}  # runs holding or awaiting each lock
+
+    def keep(self, mark: PendingMark, *, known: bool) -> MessageKey:
+        """Keep `mark` after those kept for its message; `known`: Slack showed the message is
+        docbot's (a stream being written), so no read of Slack is needed again."""
+        key = key_of(mark.reaction)
+        waiting = self._waiting.setdefault(key, _Waiting([], known))
+        if any(m.reaction.event_id == mark.reaction.event_id for m in waiting.marks):
+            return key  # Slack's redelivery of an event kept already
+        waiting.marks.append(mark)
+        waiting.known = waiting.known or known
+        return key
+
+    def put_back(self, key: MessageKey, marks: list[PendingMark], *, known: bool) -> None:
+        """Marks taken and not counted yet go back before any kept meanwhile, in order."""
+        if not marks:
+            return
+        later = self._waiting.pop(key, None)
+        waiting = _Waiting(list(marks), known)
+        if later is not None:
+            waiting.marks += [m for m in later.marks if m not in marks]
+            waiting.known = waiting.known or later.known
+        self._waiting[key] = waiting
+
+    def take(self, key: MessageKey) -> tuple[list[PendingMark], bool]:
+        """The marks kept for `key`, removed, and whether the message is known to be docbot's."""
+        waiting = self._waiting.pop(key, None)
+        return ([], False) if waiting is None else (waiting.marks, waiting.known)
+
+    def has(self, key: MessageKey) -> bool:
+        return key in self._waiting
+
+    def messages(self) -> list[MessageKey]:
+        return list(self._waiting)
+
+    def count(self) -> int:
+        return sum(len(w.marks) for w in self._waiting.values())
+
+    def busy(self, key: MessageKey) -> bool:
+        """Whether a run is counting (or waits to count) `key`'s marks now."""
+        return self._users.get(key, 0) > 0
+
+    @contextlib.asynccontextmanager
+    async def resolving(self, key: MessageKey) -> AsyncIterator[None]:
+        """Held while `key`'s marks are being counted, so no two runs count them at once."""
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        self._users[key] = self._users.get(key, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._users[key] -= 1
+            if not self._users[key]:
+                del self._users[key], self._locks[key]
+
+
+def key_of(reaction: Reaction) -> MessageKey:
+    return MessageKey(reaction.team, reaction.channel, reaction.ts)

@@ -15,7 +15,9 @@ from urllib.parse import parse_qsl
 
 from aiohttp import WSMsgType, web
 
+from tests.bot.fake_slack_limits import RateLimit
 from tests.bot.fake_slack_pages import listed
+from tests.bot.fake_slack_streams import streamed
 
 BOT_TOKEN = "xoxb-fake-docbot-token"
 APP_TOKEN = "xapp-fake-docbot-token"
@@ -60,6 +62,7 @@ class FakeSlack:
     messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     page_size: int | None = None  # at most this many messages a page, whatever the limit asked
     _failures: dict[str, list[_Failure]] = field(default_factory=dict)
+    limits: dict[str, RateLimit] = field(default_factory=dict)  # see rate_limit
     _refusals: dict[str, str] = field(default_factory=dict)
     _holds: dict[str, asyncio.Event] = field(default_factory=dict)
     _held_after: set[str] = field(default_factory=set)
@@ -82,6 +85,12 @@ class FakeSlack:
         with `body`, that text as `content_type` instead of Slack's JSON (a proxy's error page)."""
         failure = _Failure(status, retry_after, count, body, content_type)
         self._failures.setdefault(method, []).append(failure)
+
+    def rate_limit(self, method: str, limit: RateLimit) -> RateLimit:
+        """Calls of `method` beyond `limit` get 429 with its Retry-After, as Slack's tiers do
+        (after any failure scripted with fail_next)."""
+        self.limits[method] = limit
+        return limit
 
     def lose_next_answer(self, method: str, status: int | None = None, count: int = 1) -> None:
         """The next `count` calls of `method` take effect (a post is posted), then their answer
@@ -201,6 +210,9 @@ class FakeSlack:
         if gate is not None:
             await gate.wait()
         failure = self._take_failure(method)
+        if failure is None and method in self.limits:
+            wait = self.limits[method].admit()
+            failure = None if wait is None else _Failure(429, wait, 1)
         headers = {}
         if failure is not None and failure.after:
             self._answer(method, params)  # done, and then the answer is lost
@@ -362,37 +374,12 @@ class FakeSlack:
         return {"ok": False, "error": "unknown_method"}
 
     def _stream(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """A streamed message: started in a thread, its chunks' blocks and markdown appended,
-        and, when stopped, the final blocks and metadata added; no append after the stop."""
         channel = str(params.get("channel"))
-        if method == "chat.startStream":
-            if not params.get("thread_ts"):
-                return {"ok": False, "error": "invalid_arguments"}
-            message = {
-                "type": "message", "user": self.bot_user_id, "bot_id": self.bot_id,
-                "ts": self._ts(), "thread_ts": params["thread_ts"], "text": "", "blocks": [],
-                "streaming_state": "in_progress",
-            }  # fmt: skip
-            self.messages.setdefault(channel, []).append(message)
-        else:
-            found = self.message(channel, str(params.get("ts")))
-            if found is None:
-                return {"ok": False, "error": "message_not_found"}
-            if found.get("streaming_state") != "in_progress":
-                return {"ok": False, "error": "message_not_in_streaming_state"}
-            message = found
-        for chunk in params.get("chunks") or ():
-            if chunk.get("type") == "blocks":
-                message["blocks"].extend(chunk.get("blocks") or ())
-            elif chunk.get("type") == "markdown_text":
-                message["text"] += str(chunk.get("text", ""))
-        message["text"] += str(params.get("markdown_text") or "")
-        if method == "chat.stopStream":
-            message["blocks"].extend(params.get("blocks") or ())
-            if params.get("metadata"):
-                message["metadata"] = params["metadata"]
-            message["streaming_state"] = "completed"
-        return {"ok": True, "channel": channel, "ts": message["ts"], "message": dict(message)}
+        if method == "chat.startStream" and params.get("thread_ts"):
+            started = {"user": self.bot_user_id, "bot_id": self.bot_id, "ts": self._ts()}
+            self.messages.setdefault(channel, []).append(started)
+            return streamed(method, params, started)
+        return streamed(method, params, self.message(channel, str(params.get("ts"))))
 
     def _replies(self, params: dict[str, Any]) -> dict[str, Any]:
         """The thread's messages from `oldest` on, a page of them (fake_slack_pages)."""

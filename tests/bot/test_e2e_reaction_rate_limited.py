@@ -1,0 +1,68 @@
+"""A reaction on a reply not yet marked posted, when Slack's history limit turns away the read
+back (conversations.replies answers 429 to the read and both retries, as it does for an app
+outside the Marketplace that used its one call of the minute): the mark is kept pending, not
+dropped, and counted once the store knows the reply's answer, without reading Slack again: at
+once on the replica whose run marks it, on the next sweep on another. Two replicas on one store;
+both backends."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.app import Answerer
+from bot.resume import Resumer
+from retrieval.config import Config
+from tests.bot.conftest import TEAM
+from tests.bot.e2e import ask, posted_ts
+from tests.bot.fake_slack_limits import RateLimit
+from tests.bot.harness import ASKER, GENERAL, reaction, two_replicas
+from tests.bot.store.conftest import Backend, FakeClock
+
+QUESTION_TS = "77.000100"
+
+
+@pytest.mark.parametrize("where", ["posting-replica", "other-replica"])
+def test_app_a_reaction_whose_read_back_is_rate_limited_is_kept_and_counted_once(
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock, where: str
+) -> None:
+    config, answerer = indexed
+    store = backend.open(clock)
+    resumer = Resumer()
+    minute = FakeClock(0.0)
+
+    async def main() -> None:
+        async with two_replicas(config, answerer, store, resumer=resumer) as replicas:
+            slack, posting, other = replicas
+            reacting = posting if where == "posting-replica" else other
+            limit = slack.rate_limit("conversations.replies", RateLimit(1, 60.0, minute))
+            assert limit.admit() is None  # this minute's one call is spent
+            gate = slack.hold("chat.postMessage", after=True)
+            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
+                                   QUESTION_TS))  # fmt: skip
+            (post,) = await slack.wait_for("chat.postMessage")
+            reply_ts = posted_ts(post)
+            await reacting.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
+                                         event_id="Ev77x"))  # fmt: skip
+            reads = await slack.wait_for("conversations.replies", count=3)
+            assert [r.status for r in reads] == [429, 429, 429]
+            assert all(wait >= 60.0 for wait in reacting.waits.seconds[-2:])  # Retry-After
+            if reacting is other:
+                await other.settle()
+                assert store.feedback_entries(wrong_only=True) == ()  # pending, not lost
+            gate.set()  # Slack's answer reaches the posting run, which marks the answer
+            await posting.settle()
+            await resumer.sweep()
+            await other.settle()
+            (entry,) = store.feedback_entries(wrong_only=True)
+            assert (entry.record.reply_ts, entry.record.question_ts) == (reply_ts, QUESTION_TS)
+            (thanks,) = slack.calls_to("chat.postEphemeral")
+            assert thanks.params["user"] == ASKER
+            assert len(slack.calls_to("conversations.replies")) == 3  # not read again
+            await resumer.sweep()
+            await other.settle()
+        assert store.find_answer(TEAM, GENERAL, reply_ts) == entry.record
+        assert len(store.feedback_entries(wrong_only=True)) == 1
+
+    asyncio.run(main())

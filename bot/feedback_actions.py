@@ -24,12 +24,13 @@ from bot.render.feedback import (
     WRONG,
     feedback_failed,
     mark_recorded,
+    named_question,
     not_my_answer,
     reason_modal,
     reason_recorded,
 )
 from bot.replies import answer_thread, tell
-from bot.store import REASON_CATEGORIES, AnswerRecord
+from bot.store import REASON_CATEGORIES, AnswerRecord, staged_reply_ts
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 
 log = logging.getLogger("docbot.slack")
@@ -46,9 +47,7 @@ async def handle_feedback_press(
     if kind is None:
         return
     try:
-        record = await asyncio.to_thread(
-            deps.store.find_answer, press.team, press.channel, press.message_ts
-        )
+        record = await _pressed_on(deps, press)
         if record is None or record.id is None:
             await tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
             return
@@ -64,6 +63,25 @@ async def handle_feedback_press(
         return
     said = mark_recorded(_value(mark), await _escalation(deps, record))
     await tell(client, press.channel, press.thread_ts, press.user, said)
+
+
+async def _pressed_on(deps: ListenerDeps, press: ButtonPress) -> AnswerRecord | None:
+    """The answer on the message pressed on: found by its ts; or, for a reply whose answer is
+    not yet marked as its (the moment between Slack posting it and its run hearing back), the
+    answer staged for the question its buttons' block names, marked posted here. The posting
+    run finds it marked, as after a reaction in that moment (bot/reactions.py)."""
+    store, team, channel, ts = deps.store, press.team, press.channel, press.message_ts
+    record = await asyncio.to_thread(store.find_answer, team, channel, ts)
+    question_ts = named_question(press.block_id)
+    if record is not None or question_ts is None:
+        return record
+    staged = await asyncio.to_thread(store.find_answer, team, channel, staged_reply_ts(question_ts))
+    if staged is None:
+        return None
+    log.info("a feedback button on %s/%s, whose answer was not yet marked posted: marking it",
+             channel, ts)  # fmt: skip
+    await asyncio.to_thread(store.mark_posted, team, channel, question_ts, ts)
+    return await asyncio.to_thread(store.find_answer, team, channel, ts)
 
 
 def reason_problems(submission: Submission) -> dict[str, str]:

@@ -36,6 +36,7 @@ class _Container(_Slice):
 
 class _Action(_Slice):
     action_id: str
+    block_id: str | None = None
     value: str | None = None
     selected_option: dict[str, Any] | None = None
 
@@ -104,6 +105,7 @@ class ButtonPress:
     action_id: str
     value: str
     trigger_id: str | None  # for views.open, valid for 3 seconds
+    block_id: str | None = None  # the block holding the button, as Slack names it
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +137,7 @@ def parse_button(body: Mapping[str, Any], action_id: str) -> ButtonPress | None:
     return ButtonPress(
         team=payload.team.id, user=payload.user.id, channel=channel, message_ts=ts,
         thread_ts=thread or ts, action_id=action.action_id, value=action.value,
-        trigger_id=payload.trigger_id,
+        trigger_id=payload.trigger_id, block_id=action.block_id,
     )  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from bot.reactions import count_kept
 from bot.render import Message, render_help, render_input_error
 from bot.render.answers import render_internal_error, render_too_long
 from bot.render.commands import shareable
-from bot.render.feedback import thread_reason_failed, thread_reason_saved
+from bot.render.feedback import naming_question, thread_reason_failed, thread_reason_saved
 from bot.render.live import stream_tail
 from bot.replies import cosmetic_client, post, unposted
 from bot.store import AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
@@ -151,6 +151,7 @@ async def _respond(
     if lease.cut_stream is not None and lease.cut_answer is not None:
         # Its run stored the answer before the stream's end: written in whole, not asked again.
         message = render_offering_help(live.config, lease.cut_answer.answer)
+        message = Message(message.text, naming_question(message.blocks, turn.ts))
         if await lease.begin_post():
             reply_ts = await finish_in_place(client, turn, lease.cut_stream, message)
             if reply_ts is not None:
@@ -176,6 +177,7 @@ async def _respond(
         reply = LiveReply(client, turn, lease, working, deps.streams,
                           enabled=lease.claim is Claim.NEW)  # fmt: skip
         message, answer = await _answer(deps, live, turn, scope, reply.report)
+        message = Message(message.text, naming_question(message.blocks, turn.ts))
         await reply.drain()
         await working.stop()
         if reply.started:
@@ -191,7 +193,7 @@ async def _end_stream(
     """The streamed message ends with the sources and controls (or, if answering failed after it
     started, with the error); the answer is stored and the claim done, as after a post."""
     if answer is not None and answer.claims:
-        tail = stream_tail(answer, live.config.feedback)
+        tail = naming_question(stream_tail(answer, live.config.feedback), turn.ts)
     else:
         tail = message.blocks
     if not await lease.begin_post():
@@ -220,6 +222,7 @@ async def _reply(
     reply and marks it."""
     if not await lease.begin_post():
         return None
+    message = Message(message.text, naming_question(message.blocks, turn.ts))
     staged = answer is not None and await _stage(deps, turn, answer)
     if lease.cut_stream is not None:
         reply_ts = await finish_in_place(client, turn, lease.cut_stream, message)

@@ -15,6 +15,8 @@ from bot.render.text import Message, plain_text, section
 FEEDBACK_ACTION = "docbot_feedback"
 HELPFUL = "helpful"
 WRONG = "wrong"
+# The feedback block's id names the question: this, then its ts (naming_question).
+_BUTTONS_BLOCK = "docbot_feedback:"
 # callback_id of the modal, and the block/action ids of its two inputs.
 REASON_VIEW = "docbot_feedback_reason"
 CATEGORY_BLOCK, CATEGORY_ACTION = "category", "category_choice"
@@ -54,6 +56,33 @@ def feedback_block() -> dict[str, Any]:
             }
         ],
     }
+
+
+def naming_question(
+    blocks: tuple[dict[str, Any], ...], question_ts: str
+) -> tuple[dict[str, Any], ...]:
+    """`blocks` with the feedback buttons' block named after the question the answer replies to
+    (Slack sends a press with its block's id): a press on a reply whose answer is not yet known
+    by the reply's ts still finds the answer staged for that question (bot/feedback_actions.py).
+    """
+    return tuple(
+        {**block, "block_id": f"{_BUTTONS_BLOCK}{question_ts}"} if _is_feedback(block) else block
+        for block in blocks
+    )
+
+
+def named_question(block_id: str | None) -> str | None:
+    """The question ts a feedback block's id names (see naming_question), if it names one."""
+    if block_id is None or not block_id.startswith(_BUTTONS_BLOCK):
+        return None
+    return block_id.removeprefix(_BUTTONS_BLOCK) or None
+
+
+def _is_feedback(block: Mapping[str, Any]) -> bool:
+    elements = block.get("elements")
+    return block.get("type") == "context_actions" and any(
+        isinstance(e, Mapping) and e.get("action_id") == FEEDBACK_ACTION for e in elements or ()
+    )
 
 
 def reason_modal(answer_ref: Mapping[str, str]) -> dict[str, Any]:

@@ -142,8 +142,10 @@ def _now_ts() -> str:
 def block_actions(
     action_id: str, value: str, *, team: str, channel: str, user: str, message_ts: str,
     thread_ts: str | None = None, action_type: str = "feedback_buttons",
+    block_id: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """A `block_actions` interaction: `user` pressed a button in the message `message_ts`."""
+    """A `block_actions` interaction: `user` pressed a button in the message `message_ts`, in
+    its block `block_id` (as Slack names it: one it made up when the block has none)."""
     container: dict[str, Any] = {
         "type": "message", "message_ts": message_ts, "channel_id": channel,
         "is_ephemeral": False,
@@ -166,8 +168,8 @@ def block_actions(
         "response_url": f"https://hooks.slack.com/actions/{team}/1/{uuid.uuid4().hex}",
         "actions": [
             {
-                "action_id": action_id, "block_id": uuid.uuid4().hex[:5], "type": action_type,
-                "value": value, "action_ts": _now_ts(),
+                "action_id": action_id, "block_id": block_id or uuid.uuid4().hex[:5],
+                "type": action_type, "value": value, "action_ts": _now_ts(),
             }
         ],
     }  # fmt: skip

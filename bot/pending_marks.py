@@ -47,45 +47,49 @@ class PendingMark:
 
 
 @dataclass
-class _Waiting:
+class Kept:
+    """The marks kept for one message, oldest first; `known`: Slack showed the message is
+    docbot's (a stream being written), so the store alone decides now; `read_after`: Slack is
+    not asked about it again before then (its Retry-After), on the monotonic clock."""
+
     marks: list[PendingMark]
-    known: bool  # the message was read back and is docbot's: the store alone decides now
+    known: bool = False
+    read_after: float = 0.0
 
 
 class PendingMarks:
     """The reactions kept, per message; one resolution of a message at a time (`resolving`)."""
 
     def __init__(self) -> None:
-        self._waiting: dict[MessageKey, _Waiting] = {}
+        self._waiting: dict[MessageKey, Kept] = {}
         self._locks: dict[MessageKey, asyncio.Lock] = {}
         self._users: dict[MessageKey, int] = {}  # runs holding or awaiting each lock
 
-    def keep(self, mark: PendingMark, *, known: bool) -> MessageKey:
-        """Keep `mark` after those kept for its message; `known`: Slack showed the message is
-        docbot's (a stream being written), so no read of Slack is needed again."""
+    def keep(self, mark: PendingMark, *, known: bool, read_after: float = 0.0) -> MessageKey:
+        """Keep `mark` after those kept for its message (see Kept)."""
         key = key_of(mark.reaction)
-        waiting = self._waiting.setdefault(key, _Waiting([], known))
-        if any(m.reaction.event_id == mark.reaction.event_id for m in waiting.marks):
+        kept = self._waiting.setdefault(key, Kept([]))
+        if any(m.reaction.event_id == mark.reaction.event_id for m in kept.marks):
             return key  # Slack's redelivery of an event kept already
-        waiting.marks.append(mark)
-        waiting.known = waiting.known or known
+        kept.marks.append(mark)
+        kept.known = kept.known or known
+        kept.read_after = max(kept.read_after, read_after)
         return key
 
-    def put_back(self, key: MessageKey, marks: list[PendingMark], *, known: bool) -> None:
+    def put_back(self, key: MessageKey, kept: Kept) -> None:
         """Marks taken and not counted yet go back before any kept meanwhile, in order."""
-        if not marks:
+        if not kept.marks:
             return
         later = self._waiting.pop(key, None)
-        waiting = _Waiting(list(marks), known)
         if later is not None:
-            waiting.marks += [m for m in later.marks if m not in marks]
-            waiting.known = waiting.known or later.known
-        self._waiting[key] = waiting
+            kept.marks += [m for m in later.marks if m not in kept.marks]
+            kept.known = kept.known or later.known
+            kept.read_after = max(kept.read_after, later.read_after)
+        self._waiting[key] = kept
 
-    def take(self, key: MessageKey) -> tuple[list[PendingMark], bool]:
-        """The marks kept for `key`, removed, and whether the message is known to be docbot's."""
-        waiting = self._waiting.pop(key, None)
-        return ([], False) if waiting is None else (waiting.marks, waiting.known)
+    def take(self, key: MessageKey) -> Kept:
+        """The marks kept for `key`, removed (none: an empty Kept)."""
+        return self._waiting.pop(key, None) or Kept([])
 
     def has(self, key: MessageKey) -> bool:
         return key in self._waiting

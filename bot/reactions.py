@@ -15,10 +15,11 @@ from bot.deps import ListenerDeps
 from bot.escalation import help_offer
 from bot.events import Reaction
 from bot.leases import Lease
-from bot.pending_marks import PENDING_SECONDS, MessageKey, PendingMark
+from bot.pending_marks import PENDING_SECONDS, Kept, MessageKey, PendingMark
 from bot.render.feedback import thanks_for_wrong
 from bot.replies import Unknown, answer_thread, reply_question, tell
 from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable, staged_reply_ts
+from bot.webapi import retry_after, unwaited
 from retrieval.config import Config
 
 log = logging.getLogger("docbot.slack")
@@ -54,9 +55,9 @@ async def _record_feedback(
     found = await _reacted_to(deps, client, reaction, bot_user_id)
     if isinstance(found, _Later):
         mark = PendingMark(reaction, kind, added, client, bot_user_id, deps.clock.now())
-        key = deps.marks.keep(mark, known=found.known)
-        log.info("reaction event %s on %s/%s: %s; kept until it is", reaction.event_id,
-                 reaction.channel, reaction.ts, found.why)  # fmt: skip
+        key = deps.marks.keep(mark, known=found.known, read_after=found.read_after)
+        log.info("reaction event %s on %s/%s: %s; kept until its answer is stored",
+                 reaction.event_id, reaction.channel, reaction.ts, found.why)  # fmt: skip
         # The run may have stored the answer while Slack was being read: look once more.
         await count_pending(deps, key, read=False)
         return
@@ -89,34 +90,37 @@ async def _count(
 
 async def count_pending(deps: ListenerDeps, key: MessageKey, *, read: bool = True) -> None:
     """Count the reactions kept for the message `key` once the store knows its answer, in the
-    order they came; `read`: Slack may be read for a message it could not be asked about
-    before. Still not known: kept again (dropped, logged, after PENDING_SECONDS)."""
+    order they came; `read`: Slack may be asked about a message it could not be asked about
+    before (once its Retry-After has passed). Still not known: kept again (dropped, logged,
+    after PENDING_SECONDS)."""
     async with deps.marks.resolving(key):
-        marks, known = deps.marks.take(key)
-        if not marks:
+        kept = deps.marks.take(key)
+        if not kept.marks:
             return
+        reading = read and not kept.known and deps.clock.now() >= kept.read_after
         try:
-            found = await _answer_of(deps, key, marks[0], read=read and not known)
+            found = await _answer_of(deps, key, kept.marks[0], read=reading)
         except StoreUnavailable:
-            deps.marks.put_back(key, marks, known=known)
+            deps.marks.put_back(key, kept)
             raise
-        if found is None and not read:
-            found = _Later(known, "its answer is not stored yet")
-        if isinstance(found, _Later):
-            _keep_unexpired(deps, key, marks, found.known)
+        if isinstance(found, _Later) or (found is None and not reading):
+            if isinstance(found, _Later):
+                kept.known, kept.read_after = found.known, max(kept.read_after, found.read_after)
+            _keep_unexpired(deps, key, kept)
             return
         if found is None or found.id is None:
             log.info("the message %s/%s reacted to is not one of docbot's answers: %d reaction "
-                     "event(s) dropped", key.channel, key.ts, len(marks))  # fmt: skip
+                     "event(s) dropped", key.channel, key.ts, len(kept.marks))  # fmt: skip
             return
-        for done, mark in enumerate(marks):
+        for done, mark in enumerate(kept.marks):
             try:
                 await _count(deps, mark.client, mark.reaction, mark.kind, found,
                              mark.bot_user_id, added=mark.added)  # fmt: skip
             except StoreUnavailable:
-                deps.marks.put_back(key, marks[done:], known=True)
+                deps.marks.put_back(key, Kept(kept.marks[done:], known=True))
                 return
-        log.info("counted %d reaction event(s) kept for %s/%s", len(marks), key.channel, key.ts)
+        log.info("counted %d reaction event(s) kept for %s/%s", len(kept.marks), key.channel,
+                 key.ts)  # fmt: skip
 
 
 async def count_kept(deps: ListenerDeps, team: str, channel: str, ts: str) -> None:
@@ -161,23 +165,25 @@ async def _logged(run: Coroutine[object, object, None], key: MessageKey) -> None
         log.exception("counting the reactions kept for %s/%s failed", key.channel, key.ts)
 
 
-def _keep_unexpired(
-    deps: ListenerDeps, key: MessageKey, marks: list[PendingMark], known: bool
-) -> None:  # fmt: skip
+def _keep_unexpired(deps: ListenerDeps, key: MessageKey, kept: Kept) -> None:
     now = deps.clock.now()
-    kept = [m for m in marks if now - m.since < PENDING_SECONDS]
-    if len(kept) < len(marks):
+    fresh = [m for m in kept.marks if now - m.since < PENDING_SECONDS]
+    if len(fresh) < len(kept.marks):
         log.warning("%d reaction event(s) on %s/%s dropped: its answer was not known after %d s",
-                    len(marks) - len(kept), key.channel, key.ts, PENDING_SECONDS)  # fmt: skip
-    deps.marks.put_back(key, kept, known=known)
+                    len(kept.marks) - len(fresh), key.channel, key.ts,
+                    PENDING_SECONDS)  # fmt: skip
+    kept.marks = fresh
+    deps.marks.put_back(key, kept)
 
 
 @dataclass(frozen=True, slots=True)
 class _Later:
-    """The message is (`known`) or may be docbot's reply, with no answer stored for it yet."""
+    """The message is (`known`) or may be docbot's reply, with no answer stored for it yet;
+    `read_after`: when Slack may be asked about it again (a 429's Retry-After)."""
 
     known: bool
     why: str
+    read_after: float = 0.0
 
 
 async def _reacted_to(
@@ -198,9 +204,12 @@ async def _reacted_to(
     if record is not None or bot_user_id is None or reaction.item_user != bot_user_id:
         return record
     try:
-        reply = await reply_question(client, channel, reaction.ts)
-    except Unknown:
-        return _Later(False, "Slack could not be asked which question it answers")
+        # A 429 is not waited out here: the mark is kept, and Slack asked after its Retry-After.
+        reply = await reply_question(unwaited(client), channel, reaction.ts)
+    except Unknown as exc:
+        wait = retry_after(exc.__cause__) or 0.0
+        return _Later(False, "Slack could not be asked which question it answers",
+                      deps.clock.now() + wait)  # fmt: skip
     if reply is None:
         return None
     staged = await asyncio.to_thread(

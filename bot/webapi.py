@@ -8,6 +8,7 @@ connection (ServerDisconnectedError) is an aiohttp.ClientError, not an OSError.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -16,6 +17,8 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
+
+from bot.retries import DEFAULT_RETRY_AFTER_SECONDS
 
 SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
     SlackClientError,  # includes SlackApiError
@@ -142,6 +145,33 @@ def unrepeated(client: AsyncWebClient) -> AsyncWebClient:
     429 that outlasts the retries is a definite failure, with nothing to look for."""
     handlers = [h for h in client.retry_handlers if isinstance(h, AsyncRateLimitErrorRetryHandler)]
     return rebuilt(client, retry_handlers=handlers)
+
+
+def unwaited(client: AsyncWebClient) -> AsyncWebClient:
+    """`client` for a read its caller would rather repeat later than wait for: a 429 is raised
+    at once (`retry_after` says how long Slack asks to wait), not waited out; other failures
+    are retried as `client` retries them."""
+    handlers = [
+        h for h in client.retry_handlers if not isinstance(h, AsyncRateLimitErrorRetryHandler)
+    ]
+    return rebuilt(client, retry_handlers=handlers)
+
+
+def retry_after(exc: BaseException | None) -> float | None:
+    """The seconds a rate-limited call (HTTP 429) asks to wait, by its Retry-After (as slack_sdk
+    reads none that is missing or unreadable: retries.DEFAULT_RETRY_AFTER_SECONDS); None for
+    any other failure."""
+    if not isinstance(exc, SlackApiError):
+        return None
+    response = exc.response
+    if getattr(response, "status_code", None) != RATE_LIMITED:
+        return None
+    headers = getattr(response, "headers", None) or {}
+    for name, value in headers.items():
+        if str(name).lower() == "retry-after":
+            with contextlib.suppress(ValueError):
+                return max(0.0, float(value))
+    return DEFAULT_RETRY_AFTER_SECONDS
 
 
 def _options(client: AsyncWebClient) -> dict[str, Any]:

@@ -194,14 +194,17 @@ async def running_app(
     *, reload: Reload | None = None, in_flight: InFlight | None = None,
     resumer: Resumer | None = None, metrics: Metrics | None = None,
     readiness: Readiness | None = None, clock: Clock | None = None,
+    retry: RetryPolicy | None = None,
 ) -> AsyncIterator[RunningApp]:  # fmt: skip
     """`build_app` + `http_app` on an ephemeral loopback port, as `docbot serve` runs them;
     `in_flight` lets a test wait until every handler has finished (its drain). The Web API
     client's retries do not sleep: `RunningApp.waits` records what they asked for. With
     `metrics` / `readiness`, /metrics and /readyz are served beside /slack/events; `clock`
-    times the waits on Slack a lease bounds."""
+    times the waits on Slack a lease bounds; `retry`, a policy that waits (a benchmark's: then
+    `waits` stays empty)."""
     in_flight = in_flight or InFlight()
-    retry, waits = instant_retries()
+    instant, waits = instant_retries()
+    retry = retry or instant
     app = build_app(
         settings_for(slack),
         answerer,

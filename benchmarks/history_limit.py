@@ -16,6 +16,9 @@ answers the questions, the other gets every reaction. Scenarios:
              reacting replica reads each message back, all at once, under the limit.
   streaming  --reactions streamed replies, each reacted to while still being written (the
              fake model server writes each answer over --pace seconds).
+  takeover   --reactions questions whose process died after Slack posted the reply: the other
+             replica takes each over and reads the thread for the reply (docbot's takeover),
+             under the limit; a read that fails after its retries means a second reply.
 
     python -m benchmarks.history_limit [--reactions 5] [--window 3] [--sweep 0.5]
                                        [--hold 1] [--pace 2]            (from the repo root)
@@ -38,11 +41,11 @@ from pathlib import Path
 from bot.app import Answerer, RetryPolicy
 from bot.resume import Resumer
 from bot.runtime import make_pipeline
-from bot.store import SQLiteAnswerStore
+from bot.store import LEASE_SECONDS, SQLiteAnswerStore
 from grounding.generators.extractive import ExtractiveGenerator
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
-from tests.bot.conftest import write_config
+from tests.bot.conftest import TEAM, write_config
 from tests.bot.e2e import ask, posted_ts
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.fake_slack_limits import RateLimit
@@ -65,16 +68,18 @@ class Outcome:
     turned_away: int
 
     def line(self, label: str) -> str:
-        times = (
-            f"median {statistics.median(self.seconds):5.2f} s, max {max(self.seconds):5.2f} s"
-            if self.seconds
-            else "-"
-        )
+        times = _spread(self.seconds)
         return (
             f"{label:<10} sent {self.sent}  kept {self.counted}  lost {self.sent - self.counted}"
             f"  doubled {self.doubled}  time to count: {times}   conversations.replies "
             f"{self.reads} calls, {self.turned_away} answered 429"
         )
+
+
+def _spread(seconds: list[float]) -> str:
+    if not seconds:
+        return "-"
+    return f"median {statistics.median(seconds):5.2f} s, max {max(seconds):5.2f} s"
 
 
 @dataclass
@@ -87,9 +92,10 @@ class Replicas:
 
 @asynccontextmanager
 async def _replicas(
-    folder: Path, name: str, config: Config, answerer: Answerer, window: float, sweep: float
-) -> AsyncIterator[Replicas]:
-    store = SQLiteAnswerStore(folder / f"{name}.sqlite3")
+    folder: Path, name: str, config: Config, answerer: Answerer, window: float, sweep: float,
+    store_clock: Callable[[], float] = time.time,
+) -> AsyncIterator[Replicas]:  # fmt: skip
+    store = SQLiteAnswerStore(folder / f"{name}.sqlite3", clock=store_clock)
     resumer = Resumer()
     retry = RetryPolicy()  # slack_sdk's waits on the real clock, as `docbot serve` runs
     async with fake_slack() as slack:
@@ -176,6 +182,45 @@ async def _streaming(folder: Path, config: Config, args: argparse.Namespace) -> 
             return await _react_and_count(replicas, replies, nothing)
 
 
+async def _takeover(
+    folder: Path, config: Config, answerer: Answerer, args: argparse.Namespace
+) -> str:
+    """--reactions questions whose replies Slack posted but whose run never heard back (held
+    for good: a process killed after posting); once their leases lapse (the store's clock moved
+    on), the other replica takes each over and reads the thread for the reply, under the limit.
+    A read that still fails after its retries answers again: a second reply."""
+    ahead = [0.0]
+    async with _replicas(folder, "takeover", config, answerer, args.window, args.sweep,
+                         lambda: time.time() + ahead[0]) as replicas:  # fmt: skip
+        slack, store = replicas.slack, replicas.store
+        gate = slack.hold("chat.postMessage", after=True)
+        questions = [f"{5000 + n}.000100" for n in range(args.reactions)]
+        for ts in questions:
+            await replicas.posting.send(ask(slack, QUESTION, GENERAL, ts))
+        await slack.wait_for("chat.postMessage", args.reactions, timeout=30)
+        slack.unhold("chat.postMessage")  # the held answers never come; new posts are answered
+        started = time.monotonic()
+        ahead[0] = LEASE_SECONDS + 1  # the posting process's leases lapse
+        done: dict[str, float] = {}
+        while len(done) < len(questions) and time.monotonic() - started < GIVE_UP_SECONDS:
+            for ts in questions:
+                if ts not in done and store.posted_answer(TEAM, GENERAL, ts) is not None:
+                    done[ts] = time.monotonic() - started
+            await asyncio.sleep(0.02)
+        await replicas.reacting.settle(timeout=GIVE_UP_SECONDS)
+        replies = Counter(m.get("thread_ts") for m in slack.messages.get(GENERAL, []))
+        second = sum(1 for ts in questions if replies[ts] > 1)
+        gate.set()  # the killed process's runs end (their leases are lost: they post nothing)
+        took = _spread(list(done.values()))
+        limit = slack.limits["conversations.replies"]
+        return (
+            f"{'takeover':<10} questions {len(questions)}  answered once {len(questions) - second}"
+            f"  second replies {second}  marked posted {len(done)}  time to mark: {took}   "
+            f"conversations.replies {len(slack.calls_to('conversations.replies'))} calls, "
+            f"{limit.turned_away} answered 429"
+        )
+
+
 async def _run(args: argparse.Namespace, folder: Path) -> None:
     config = load_config(write_config(folder))
     build_index(config)
@@ -184,6 +229,7 @@ async def _run(args: argparse.Namespace, folder: Path) -> None:
           f"{args.sweep:g} s; {args.reactions} reactions per scenario")  # fmt: skip
     print((await _unmarked(folder, config, answerer, args)).line("unmarked"))
     print((await _streaming(folder, config, args)).line("streaming"))
+    print(await _takeover(folder, config, answerer, args))
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from tests.bot.e2e import ask, posted_ts
 from tests.bot.fake_slack_limits import RateLimit
 from tests.bot.harness import ASKER, GENERAL, reaction, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
+from tests.grounding import fake_clock
 
 QUESTION_TS = "77.000100"
 
@@ -66,5 +67,44 @@ def test_app_a_reaction_whose_read_back_is_rate_limited_is_kept_and_counted_once
             await other.settle()
         assert store.find_answer(TEAM, GENERAL, reply_ts) == entry.record
         assert len(store.feedback_entries(wrong_only=True)) == 1
+
+    asyncio.run(main())
+
+
+def test_app_a_kept_reaction_reads_slack_again_after_retry_after_when_nobody_marks_it(
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock
+) -> None:
+    """The posting run never hears back (as if killed after Slack posted): the reacting replica
+    asks Slack again once the Retry-After has passed, finds the reply's question, marks its
+    staged answer posted and counts the mark."""
+    config, answerer = indexed
+    store = backend.open(clock)
+    resumer, time = Resumer(), fake_clock.FakeClock()
+
+    async def main() -> None:
+        async with two_replicas(config, answerer, store, resumer=resumer,
+                                clock=time) as (slack, posting, other):  # fmt: skip
+            limit = slack.rate_limit("conversations.replies", RateLimit(1, 60.0, time.now))
+            assert limit.admit() is None  # this minute's one call is spent
+            gate = slack.hold("chat.postMessage", after=True)
+            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL, "78.000100"))
+            reply_ts = posted_ts((await slack.wait_for("chat.postMessage"))[0])
+            await other.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
+                                      event_id="Ev78x"))  # fmt: skip
+            await other.settle()
+            await resumer.sweep()
+            await other.settle()
+            assert len(slack.calls_to("conversations.replies")) == 1  # Retry-After not passed
+            assert store.feedback_entries(wrong_only=True) == ()
+            time.advance(60.0)
+            await resumer.sweep()
+            await other.settle()
+            read, again = slack.calls_to("conversations.replies")
+            assert read.status == 429 and again.response.get("ok")
+            (entry,) = store.feedback_entries(wrong_only=True)
+            assert entry.record.reply_ts == reply_ts
+            gate.set()
+            await posting.settle()
+        assert len(slack.posted()) == 1 and len(store.feedback_entries(wrong_only=True)) == 1
 
     asyncio.run(main())

@@ -197,6 +197,18 @@ def reason_submission(metadata: str, category: str | None, detail: str | None) -
     )
 
 
+async def posted_unheard(
+    slack: FakeSlack, app: RunningApp, question_ts: str
+) -> tuple[asyncio.Event, Call]:
+    """Ask `app` how to roll back a deploy, with Slack's answer to the reply's post held: the
+    reply is in the thread and its run has not heard back, so its staged answer is not yet
+    marked the reply's. The event lets the answer through; the call is the post."""
+    gate = slack.hold("chat.postMessage", after=True)
+    await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, question_ts))
+    (post,) = await slack.wait_for("chat.postMessage")
+    return gate, post
+
+
 def posted_ts(post: Call) -> str:
     ts = post.response.get("ts")
     assert isinstance(ts, str), post.response

@@ -18,12 +18,11 @@ from bot.store import LEASE_SECONDS
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import ask, posted_ts
+from tests.bot.e2e import posted_ts, posted_unheard
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import ASKER, GENERAL, RunningApp, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
-from tests.bot.stream_replicas import stream_replicas
-from tests.bot.test_e2e_streaming import QUESTION
+from tests.bot.stream_replicas import stream_held, stream_replicas
 
 QUESTION_TS = "78.000100"
 
@@ -52,10 +51,7 @@ def test_app_a_button_pressed_before_the_reply_is_marked_posted_counts(
 
     async def main() -> None:
         async with two_replicas(config, answerer, store) as (slack, posting, other):
-            gate = slack.hold("chat.postMessage", after=True)
-            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
-                                   QUESTION_TS))  # fmt: skip
-            (post,) = await slack.wait_for("chat.postMessage")
+            gate, post = await posted_unheard(slack, posting, QUESTION_TS)
             reply_ts = posted_ts(post)
             assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # not marked yet
             await _pressed(slack, other, _press(post.params["blocks"], reply_ts, QUESTION_TS))
@@ -82,11 +78,8 @@ def test_stream_a_button_pressed_on_a_cut_off_stream_being_finished_counts(
     async def main() -> None:
         async with stream_replicas(config, store, resumer) as replicas:
             slack, killed, next_app = replicas.slack, replicas.killed, replicas.next_app
-            gate = slack.hold("chat.appendStream")  # the killed run stops at its first append
-            await killed.send(ask(slack, QUESTION, GENERAL, "79.000100"))
-            (append,) = await slack.wait_for("chat.appendStream", timeout=10)
+            gate, stream_ts = await stream_held(slack, killed, "79.000100")  # killed there
             slack.unhold("chat.appendStream")  # its call stays unanswered; later ones are not
-            stream_ts = append.params["ts"]
             clock.now += LEASE_SECONDS + 1  # the killed run's lease lapses
             update_gate = slack.hold("chat.update", after=True)
             assert await resumer.sweep() == 1

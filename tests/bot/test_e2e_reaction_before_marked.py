@@ -12,7 +12,7 @@ import asyncio
 from bot.app import Answerer
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import ask, posted_ts
+from tests.bot.e2e import posted_ts, posted_unheard
 from tests.bot.harness import ASKER, GENERAL, reaction, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
 
@@ -28,10 +28,7 @@ def test_app_a_reaction_before_the_reply_is_marked_posted_is_recorded(
     async def main() -> None:
         async with two_replicas(config, answerer, store) as replicas:
             slack, posting, other = replicas
-            gate = slack.hold("chat.postMessage", after=True)
-            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
-                                   QUESTION_TS))  # fmt: skip
-            (post,) = await slack.wait_for("chat.postMessage")
+            gate, post = await posted_unheard(slack, posting, QUESTION_TS)
             reply_ts = posted_ts(post)
             assert store.find_answer(TEAM, GENERAL, reply_ts) is None  # not marked yet
             await other.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,

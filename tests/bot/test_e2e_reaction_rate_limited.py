@@ -15,7 +15,7 @@ from bot.app import Answerer
 from bot.resume import Resumer
 from retrieval.config import Config
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import ask, posted_ts
+from tests.bot.e2e import posted_ts, posted_unheard
 from tests.bot.fake_slack_limits import RateLimit
 from tests.bot.harness import ASKER, GENERAL, reaction, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
@@ -39,10 +39,7 @@ def test_app_a_reaction_whose_read_back_is_rate_limited_is_kept_and_counted_once
             reacting = posting if where == "posting-replica" else other
             limit = slack.rate_limit("conversations.replies", RateLimit(1, 60.0, minute))
             assert limit.admit() is None  # this minute's one call is spent
-            gate = slack.hold("chat.postMessage", after=True)
-            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL,
-                                   QUESTION_TS))  # fmt: skip
-            (post,) = await slack.wait_for("chat.postMessage")
+            gate, post = await posted_unheard(slack, posting, QUESTION_TS)
             reply_ts = posted_ts(post)
             await reacting.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
                                          event_id="Ev77x"))  # fmt: skip
@@ -86,9 +83,8 @@ def test_app_a_kept_reaction_reads_slack_again_after_retry_after_when_nobody_mar
                                 clock=time) as (slack, posting, other):  # fmt: skip
             limit = slack.rate_limit("conversations.replies", RateLimit(1, 60.0, time.now))
             assert limit.admit() is None  # this minute's one call is spent
-            gate = slack.hold("chat.postMessage", after=True)
-            await posting.send(ask(slack, "how do I roll back a deploy?", GENERAL, "78.000100"))
-            reply_ts = posted_ts((await slack.wait_for("chat.postMessage"))[0])
+            gate, post = await posted_unheard(slack, posting, "78.000100")
+            reply_ts = posted_ts(post)
             await other.send(reaction(True, "x", channel=GENERAL, item_ts=reply_ts,
                                       event_id="Ev78x"))  # fmt: skip
             await other.settle()

@@ -3,10 +3,9 @@
 Unit features say how well a unit answers: word coverage weighted by rarity over the packet
 (its own words in full, its headings at half), semantic similarity of the question to the unit
 and to its headings (offline static embeddings), the question's code names found in it,
-BM25 inside the packet, the item's place and its search score over the packet's best (how far
-ahead of the others retrieval put it, which its place alone does not say), whether the unit
-holds what the question's kind asks for (a value, a name, a way to do it), and whether it is a
-release's own note (what changed then, not how things are now). Question features say whether the
+BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
+question's kind asks for (a value, a name, a way to do it), and whether it is a release's own
+note (what changed then, not how things are now). Question features say whether the
 packet answers at all: how good the best unit is, how long the question is, how heavy
 and how rare the question's missing words are, and whether the other likely units agree on the
 best unit's file. `grounding/generators/reader_model.py` turns
@@ -57,7 +56,6 @@ UNIT_FEATURES = (
     "identifiers",
     "bm25",
     "rank",
-    "retrieval_score",
     "value_has_number",
     "howto_shows_how",
     "name_has_code",
@@ -225,7 +223,6 @@ def _unit_features(
     avg_len = sum(sum(c.terms.values()) for c in pool) / len(pool) or 1.0
     bm25 = np.array([_bm25(c.terms, weights, avg_len) for c in pool])
     bm25 = bm25 / (bm25.max() or 1.0)
-    searched = _search_shares(pool)
     rows = []
     for i, c in enumerate(pool):
         own = sum(w for t, w in weights.items() if t in c.terms)
@@ -253,7 +250,6 @@ def _unit_features(
                 len(idents) / len(asked.identifiers) if asked.identifiers else 0.0,
                 float(bm25[i]),
                 1.0 / (1.0 + c.item_index),
-                searched[i],
                 float(
                     Kind.VALUE in asked.kinds and bool(_NUMBER.search(LIST_MARKER.sub("", lowered)))
                 ),
@@ -265,16 +261,6 @@ def _unit_features(
             ]
         )
     return _defined(np.array(rows, dtype=np.float64), UNIT_FEATURES)
-
-
-def _search_shares(pool: Sequence[Candidate]) -> list[float]:
-    """Each unit's item's search score over the packet's best: 1 for the best hit's units and
-    a neighbour packed with it, less for a hit retrieval scored lower. Every item counts alike
-    (1) when no score is positive, as the scores then say nothing of how far ahead one is."""
-    best = max(c.item.score for c in pool)
-    if best <= 0:
-        return [1.0] * len(pool)
-    return [max(c.item.score, 0.0) / best for c in pool]
 
 
 def _defined(features: Matrix, names: tuple[str, ...]) -> Matrix:

@@ -3,10 +3,9 @@
 Unit features say how well a unit answers: word coverage weighted by rarity over the packet
 (its own words in full, its headings at half), semantic similarity of the question to the unit
 and to its headings (offline static embeddings), the question's code names found in it,
-BM25 inside the packet, the item's retrieval score, how much of the unit is words the question
-does not have (a unit that only restates the question tells nothing new), whether the unit
-holds what the question's kind asks for (a value, a name, a way to do it), and whether it is a
-release's own note (what changed then, not how things are now). Question features say whether the
+BM25 inside the packet, the item's retrieval score, and whether the unit holds what the
+question's kind asks for (a value, a name, a way to do it), and whether it is a release's own
+note (what changed then, not how things are now). Question features say whether the
 packet answers at all: how good the best unit is, how long the question is, how heavy
 and how rare the question's missing words are, and whether the other likely units agree on the
 best unit's file. `grounding/generators/reader_model.py` turns
@@ -62,7 +61,6 @@ UNIT_FEATURES = (
     "name_has_code",
     "is_code",
     "length",
-    "new_words",
     "release_note",
 )
 QUESTION_FEATURES = (
@@ -259,18 +257,10 @@ def _unit_features(
                 float(Kind.NAME in asked.kinds and bool(_CODE_TEXT.search(c.unit.text))),
                 float(c.unit.kind is UnitKind.CODE),
                 min(math.log1p(words) / math.log(_LENGTH_WORDS), 1.5),
-                _new_words(c, weights),
                 float(_release_note(c)),
             ]
         )
     return _defined(np.array(rows, dtype=np.float64), UNIT_FEATURES)
-
-
-def _new_words(c: Candidate, weights: dict[str, float]) -> float:
-    """The share of the unit's distinct words the question does not have: low for a sentence
-    that restates the question (its problem, its setting), higher for one that adds to it."""
-    own = set(c.terms)
-    return len(own.difference(weights)) / len(own) if own else 0.0
 
 
 def _defined(features: Matrix, names: tuple[str, ...]) -> Matrix:

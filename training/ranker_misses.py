@@ -2,10 +2,11 @@
 passages the reader would quote hold no expected string.
 
 For each such question it prints the unit ranked first and the best-ranked right unit (kind,
-file, headings, ranker logit, text) with both units' features, so that a ranker change is aimed
-at a pattern seen over many questions, never at one question. It reads the shipped weights
-(`grounding/generators/reader_weights.json`) and the `train` split only: the test split is never
-read, as for every script that tunes the reader.
+file, headings, ranker logit, text) with both units' features; then, over all of them, where
+those units sit among the packet's items, and how often a right unit is ranked first at all.
+A ranker change is so aimed at a pattern seen over many questions, never at one question. It
+reads the shipped weights (`grounding/generators/reader_weights.json`) and the `train` split
+only: the test split is never read, as for every script that tunes the reader.
 
     python training/ranker_misses.py [--corpus NAME ...] [--state DIR]
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.dev_questions import SETS
+from grounding.generators import claims
 from grounding.generators.extractive import judge_reading
 from grounding.generators.question import Kind
 from grounding.generators.reader_model import ReaderModel, load_model
@@ -60,8 +62,7 @@ def misses(reads: Sequence[Read], model: ReaderModel) -> list[Miss]:
         if holds(r, judged.ranked, howto, model.extra_ratio):
             continue
         logits = model.ranker.logits(r.reading.units)
-        where = {id(c): i for i, c in enumerate(r.reading.pool)}
-        order = [where[id(x.candidate)] for x in judged.ranked]
+        order = ranked_order(r, judged.ranked)
         place = next(k for k, i in enumerate(order) if r.labels[i])
 
         first, right = (
@@ -71,6 +72,36 @@ def misses(reads: Sequence[Read], model: ReaderModel) -> list[Miss]:
         kinds = tuple(sorted(r.reading.asked.kinds))
         out.append(Miss(r.example.question, kinds, len(order), place, first, right))
     return out
+
+
+def first_right(reads: Sequence[Read], model: ReaderModel) -> int:
+    """How many answerable reads with a right unit have one ranked first."""
+    return sum(
+        bool(r.labels[ranked_order(r, judge_reading(r.reading, model).ranked)[0]])
+        for r in reads
+        if r.example.answerable and r.labels.any()
+    )
+
+
+def ranked_order(r: Read, ranked: Sequence[claims.Ranked]) -> list[int]:
+    """The generator's ranking of the reading's units, as indexes into its pool."""
+    where = {id(c): i for i, c in enumerate(r.reading.pool)}
+    return [where[id(x.candidate)] for x in ranked]
+
+
+def places(found: Sequence[Miss]) -> str:
+    """Where the losses' first and right units sit among the packet's items (retrieval's order)."""
+    first0 = sum(m.chosen.candidate.item_index == 0 for m in found)
+    later = sum(m.right.candidate.item_index > m.chosen.candidate.item_index for m in found)
+    section = sum(
+        (m.right.candidate.item_index, m.right.candidate.headings)
+        == (m.chosen.candidate.item_index, m.chosen.candidate.headings)
+        for m in found
+    )
+    return (
+        f"the first unit is in the packet's first item in {first0}, the right unit in a later "
+        f"item in {later}, in the first unit's own section in {section}"
+    )
 
 
 def describe(miss: Miss, width: int = 300) -> str:
@@ -97,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     embedder = load_embedder()
     reads = [r for corpus in args.corpus for r in docs_reads(corpus, args.state, embedder)]
-    found = misses(reads, load_model())
+    model = load_model()
+    found = misses(reads, model)
     answerable = sum(r.example.answerable for r in reads)
     held = sum(r.example.answerable and bool(r.labels.any()) for r in reads)
     for miss in found:
@@ -105,8 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     code = sum(m.chosen.candidate.unit.kind is UnitKind.CODE for m in found)
     print(
         f"{len(found)} of {held} answerable train questions with a right unit in the packet "
-        f"({answerable} answerable) quote no expected string; {code} of them quote code first"
+        f"({answerable} answerable) quote no expected string; {code} of them quote code first; "
+        f"{places(found)}"
     )
+    print(f"a right unit is ranked first for {first_right(reads, model)} of {held}")
     return 0
 
 

@@ -10,7 +10,7 @@ from grounding.generators.reader_model import Linear, ReaderModel
 from grounding.generators.reading import QUESTION_FEATURES, UNIT_FEATURES
 from grounding.generators.segmentation import UnitKind
 from tests.grounding.test_reader import chunk, packet
-from training.ranker_misses import describe, misses
+from training.ranker_misses import describe, first_right, misses, places
 from training.reader_data import Example, Read, labelled
 
 GUIDE = """\
@@ -57,3 +57,17 @@ def test_a_right_unit_quoted_first_or_an_uncovered_question_is_not_listed() -> N
     assert misses([read("how long until a request times out")], model(code_weight=-5.0)) == []
     uncovered = read("how long until a request times out", answerable=False)
     assert misses([uncovered], model(code_weight=5.0)) == []
+
+
+def test_first_right_counts_the_answerable_reads_whose_first_unit_is_right() -> None:
+    reads = [read("how long until a request times out"), read("timeouts", answerable=False)]
+    assert first_right(reads, model(code_weight=5.0)) == 0
+    assert first_right(reads, model(code_weight=-5.0)) == 1
+
+
+def test_places_says_where_the_first_and_the_right_unit_sit() -> None:
+    found = misses([read("how long until a request times out")], model(code_weight=5.0))
+    assert places(found) == (
+        "the first unit is in the packet's first item in 1, the right unit in a later item "
+        "in 0, in the first unit's own section in 1"
+    )

@@ -46,6 +46,10 @@ class Known:
 
     etag: str = ""
     last_modified: str = ""
+    # The page's links, followed again when it answers 304 (a crawl without a sitemap goes on
+    # through an unchanged page); None for a snapshot stored before links were kept, so the
+    # page is fetched whole once instead of revalidated.
+    links: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +288,8 @@ async def _page(
         result.skipped[url] = "robots.txt disallows it"
         return ()
     before = known.get(url)
+    if before is not None and before.links is None:
+        before = None
     headers = {}
     if before is not None and before.etag:
         headers["If-None-Match"] = before.etag
@@ -293,7 +299,7 @@ async def _page(
         status, body, response_headers = await _get(session, url, limits.page_bytes, headers)
     if status == 304 and before is not None:
         result.unchanged.add(url)
-        return ()
+        return before.links or ()
     if status in (404, 410):
         result.skipped[url] = f"HTTP {status}: gone from the site"
         return ()

@@ -2,7 +2,7 @@
 and `site.json`, which maps each file back to its page URL and heading anchors (for links).
 
     state_dir/sources/site-<key>/pages/<path>.md   what `docbot index` reads
-    state_dir/sources/site-<key>/site.json          file -> {url, etag, last_modified, anchors}
+    state_dir/sources/site-<key>/site.json          file -> url, validators, anchors, links
     state_dir/sources/site-<key>/sync.json          when the last sync worked, or since when not
 
 A sync writes the new snapshot beside the old one and swaps it in, so a crawl that fails
@@ -41,6 +41,7 @@ class StoredPage:
     last_modified: str
     anchors: tuple[tuple[int, str], ...]
     digest: str  # sha256 of the stored text
+    links: tuple[str, ...] | None = None  # the page's links; None in a snapshot from before
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,9 @@ def sync_site(
     stored = read_page_map(home)
     previous = snapshot_revision(stored)  # "" when there is no snapshot yet
     by_url = {page.url: (path, page) for path, page in stored.items()}
-    known = {url: Known(page.etag, page.last_modified) for url, (_, page) in by_url.items()}
+    known = {
+        url: Known(page.etag, page.last_modified, page.links) for url, (_, page) in by_url.items()
+    }
     result = fetch(start, include, exclude, known, timeout)
     if not result.fetched and not result.unchanged and not result.kept:
         raise SiteError(
@@ -81,7 +84,12 @@ def sync_site(
         text = fetched.page.text
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         pages[path] = StoredPage(
-            url, fetched.etag, fetched.last_modified, fetched.page.anchors, digest
+            url,
+            fetched.etag,
+            fetched.last_modified,
+            fetched.page.anchors,
+            digest,
+            fetched.page.links,
         )
         texts[path] = text
     _swap_in(home, pages, texts)
@@ -119,11 +127,20 @@ def read_page_map(home: Path) -> dict[str, StoredPage]:
                 str(entry.get("last_modified", "")),
                 tuple((int(line), str(anchor)) for line, anchor in entry.get("anchors", ())),
                 str(entry.get("digest", "")),
+                _links(entry.get("links")),
             )
             for path, entry in raw["pages"].items()
         }
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def _links(raw: Any) -> tuple[str, ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise TypeError("links is not a list")
+    return tuple(str(link) for link in raw)
 
 
 def snapshot_revision(pages: Mapping[str, StoredPage]) -> str:
@@ -170,6 +187,7 @@ def _swap_in(
             "last_modified": page.last_modified,
             "anchors": [list(a) for a in page.anchors],
             "digest": page.digest,
+            "links": None if page.links is None else list(page.links),
         }
         for path, page in sorted(pages.items())
     }

@@ -186,6 +186,34 @@ def test_without_a_sitemap_links_are_followed_on_the_host_only(
     assert site.asked("/blog/news/") == []
 
 
+def _linked_site(tmp_path: Path, site: SiteServer, include: str = "") -> Config:
+    """A site without a sitemap whose start page (the site's root, revalidated with an ETag)
+    links to the guide."""
+    del site.pages["/sitemap.xml"]
+    site.pages["/"] = Page(
+        html("Home", "<h1>Home</h1><p><a href='/guide/quickstart/'>Guide</a></p>"), etag='"h1"'
+    )
+    path = tmp_path / "docbot.yml"
+    path.write_text(
+        "teams: [T1]\nretrieval: {dense: false}\ncollections:\n"
+        f"  - name: product\n    site: {site.url}/\n{include}",
+        encoding="utf-8",
+    )
+    return load_config(path)
+
+
+def test_a_start_page_that_did_not_change_still_leads_to_the_pages_it_links(
+    tmp_path: Path, site: SiteServer
+) -> None:
+    config = _linked_site(tmp_path, site)
+    _build(config)
+    pages = ["guide/quickstart/index.md", "guide/retries/index.md", "index.md"]
+    assert sorted(_texts(config)) == pages
+    outcome = _build(config)  # the start page answers 304 Not Modified this time
+    assert site.asked("/")[-1].get("If-None-Match") == '"h1"'
+    assert sorted(_texts(config)) == pages, outcome.notes
+
+
 def test_slow_and_non_html_pages_are_skipped_with_a_reason(
     tmp_path: Path, site: SiteServer
 ) -> None:

@@ -83,7 +83,11 @@ class _Scope:
             return False  # another host (or scheme, or port): never followed
         if parts.query or not parts.path.startswith(start.path or "/"):
             return False
-        path = parts.path or "/"
+        return self.matches(url)
+
+    def matches(self, url: str) -> bool:
+        """Whether the collection's `include` and not its `exclude` patterns take the page."""
+        path = urlsplit(url).path or "/"
         if not any(p.fullmatch(path) for p in self.include):
             return False
         return not any(p.fullmatch(path) for p in self.exclude)
@@ -251,9 +255,14 @@ async def _follow_links(
                     f"more than {limits.max_pages:,} pages are linked in scope; the rest "
                     "are not synced"
                 )
-                return result.done()
+                frontier = []
+                break
             seen.add(url)
             frontier.append(url)
+    if not scope.matches(start):
+        # Read for its links only: `include`/`exclude` leave the start page itself out.
+        result.fetched.pop(start, None)
+        result.unchanged.discard(start)
     return result.done()
 
 

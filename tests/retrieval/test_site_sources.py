@@ -214,6 +214,16 @@ def test_a_start_page_that_did_not_change_still_leads_to_the_pages_it_links(
     assert sorted(_texts(config)) == pages, outcome.notes
 
 
+def test_a_start_page_outside_include_is_followed_but_not_indexed(
+    tmp_path: Path, site: SiteServer
+) -> None:
+    config = _linked_site(tmp_path, site, "    include: ['/guide/**']\n")
+    _build(config)
+    assert sorted(_texts(config)) == ["guide/quickstart/index.md", "guide/retries/index.md"]
+    _build(config)
+    assert sorted(_texts(config)) == ["guide/quickstart/index.md", "guide/retries/index.md"]
+
+
 def test_slow_and_non_html_pages_are_skipped_with_a_reason(
     tmp_path: Path, site: SiteServer
 ) -> None:

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from grounding.verification.anchors import is_content
-from grounding.verification.quantities import folded_words
-from retrieval.text import fold_word
+from retrieval.text import fold_word, folded_words
 
 _ALSO, _TOO, _AS, _WELL = (fold_word(w) for w in ("also", "too", "as", "well"))
 # "include", "includes" and "included" fold as "including" does, but only "including" adds a

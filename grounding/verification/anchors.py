@@ -14,7 +14,7 @@ from grounding.verification.numbers import (
     compose,
     identifier_parts,
 )
-from retrieval.text import NEGATIONS, fold_word, nfkc
+from retrieval.text import NEGATIONS, fold_word, folded_words, nfkc
 from retrieval.text.words import CLAIM_STOPWORDS
 
 _CONTRACTION = re.compile(r"n[’']t\b", re.IGNORECASE)  # haven't, doesn't, won't, can't
@@ -138,9 +138,7 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
 # The words a claim writes a version number after ("since 3.11", "Python 3.8", "added in 3.9"):
 # such a number is anchored by the evidence's "version" right before it.
 _VERSION = fold_word("version")
-_VERSION_WORDS = frozenset(
-    fold_word(w) for w in ("since", "python", "in", "version", "added", "new", "from", "until")
-)
+_VERSION_WORDS = folded_words("since python in version added new from until")
 
 
 def versioned(terms: Sequence[str], i: int) -> bool:
@@ -157,7 +155,7 @@ def _named_elsewhere(evidence: Sequence[str], spots: Sequence[int]) -> list[int]
 
 
 # What joins numbers into one run ("ports 8000 and 8001", "2, 4 or 8 workers", "5 to 10").
-_RUN_JOINS = frozenset(fold_word(w) for w in ("and", "or", "to"))
+_RUN_JOINS = folded_words("and or to")
 
 
 def _number_run(terms: Sequence[str], i: int) -> range:

@@ -18,8 +18,8 @@ from grounding.verification.anchors import (
     sentence_window,
     spaced_terms,
 )
-from grounding.verification.quantities import converts, folded_words
-from retrieval.text import fold_word
+from grounding.verification.quantities import converts
+from retrieval.text import fold_word, folded_words
 
 # How many function words may sit between a number and the noun phrase it counts ("2 of the
 # hooks"), and how long that phrase is read ("3 database queries"). Set by hand from how

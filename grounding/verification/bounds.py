@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from grounding.verification.anchors import is_number
-from retrieval.text import fold_word
+from retrieval.text import fold_word, folded_words
 
 Bound = Literal["max", "min"]
 
@@ -53,8 +53,8 @@ def opens_bound(terms: Sequence[str], i: int) -> bool:
 # Words that describe a quote's number as a maximum or a minimum from further away than a bound
 # phrase: "- `max_jobs`: the maximum number of queued jobs, 50 by default".
 _DESCRIBES: dict[Bound, frozenset[str]] = {
-    "max": frozenset(fold_word(w) for w in ("maximum", "max", "limit", "most")),
-    "min": frozenset(fold_word(w) for w in ("minimum", "min", "least")),
+    "max": folded_words("maximum max limit most"),
+    "min": folded_words("minimum min least"),
 }
 
 

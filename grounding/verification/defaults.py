@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from grounding.verification.anchors import is_number
-from grounding.verification.quantities import folded_words, seconds, unit_after
-from retrieval.text import fold_word
+from grounding.verification.quantities import seconds, unit_after
+from retrieval.text import fold_word, folded_words
 
 _DEFAULT = fold_word("default")
 _BY = fold_word("by")

@@ -17,8 +17,7 @@ from grounding.verification.anchors import (
     terms,
 )
 from grounding.verification.bounds import opens_bound
-from grounding.verification.quantities import folded_words
-from retrieval.text import NEGATIONS, SnowballStemmer, fold_word
+from retrieval.text import NEGATIONS, SnowballStemmer, fold_word, folded_words
 
 # These reaches are set by hand from how English phrases a negation, not fit by
 # benchmarks/verifier_fit.py (it fits only coverage.py's thresholds).
@@ -115,7 +114,7 @@ def _said_otherwise(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bo
 
 # Words that set one thing against another: what follows them is what is not so ("passed on
 # instantiation, rather than passed to the request method"; "use X instead of Y").
-_CONTRASTS = frozenset(fold_word(w) for w in ("rather", "instead", "unlike"))
+_CONTRASTS = folded_words("rather instead unlike")
 # How many content words after a claim's negation must follow the contrast: "not per request
 # with `client.post(...)`" denies the "per request" of "rather than on a per-request basis".
 _CONTRAST_SPAN = 2

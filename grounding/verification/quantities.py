@@ -9,12 +9,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from grounding.verification.anchors import is_number
-from retrieval.text import fold_word
-
-
-def folded_words(text: str) -> frozenset[str]:
-    """The words of `text`, each as fold_word reads it (a word list written as one string)."""
-    return frozenset(fold_word(word) for word in text.split())
+from retrieval.text import fold_word, folded_words
 
 
 def _units(table: dict[str, Fraction]) -> MappingProxyType[str, Fraction]:

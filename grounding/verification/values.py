@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from grounding.verification.anchors import anchored, is_number
 from grounding.verification.numbers import is_name_digits
-from grounding.verification.quantities import converts, folded_words
+from grounding.verification.quantities import converts
+from retrieval.text import folded_words
 
 NUMBER_WINDOW = 10
 # The literals among the value words: a claim in another language, whose own words for

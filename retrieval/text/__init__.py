@@ -14,7 +14,7 @@ from retrieval.text.scripts import (
     nfkc_casefold,
     normalize_text,
 )
-from retrieval.text.stemmers import SnowballStemmer, fold_word, light_stem
+from retrieval.text.stemmers import SnowballStemmer, fold_word, folded_words, light_stem
 from retrieval.text.tokenizer import (
     ANSWER_TERMS,
     CLAIM_WORDS,
@@ -43,6 +43,7 @@ __all__ = [
     "camel_parts",
     "cjk_bigrams",
     "fold_word",
+    "folded_words",
     "has_cjk",
     "light_stem",
     "nfkc",

@@ -74,6 +74,11 @@ def fold_word(word: str) -> str:
     return folded + "_" if folded in NEGATIONS else folded
 
 
+def folded_words(text: str) -> frozenset[str]:
+    """The words of `text`, each as fold_word reads it (a word list written as one string)."""
+    return frozenset(fold_word(word) for word in text.split())
+
+
 def _fold(word: str) -> str:
     if len(word) <= 3:
         return word

@@ -33,7 +33,7 @@ from grounding.generators.segmentation import UnitKind
 from grounding.generators.units import Candidate, candidates
 from retrieval.embeddings import Embedder
 from retrieval.errors import DocbotError
-from retrieval.text.markup import LIST_MARKER
+from retrieval.text.markup import CODE_SPAN, LIST_MARKER
 
 Matrix = npt.NDArray[np.float64]
 
@@ -98,7 +98,7 @@ _NUMBER_WORD = re.compile(r"v?[\d.,%]*\d[\d.,%]*s?")  # 3, 5000, 0.28, 1.2.3, 50
 # "whatsnew/3.12.rst") or a heading that starts with one (a change log's "## 1.4.0").
 _VERSION_NAMED = re.compile(r"(?:^|[\s_\-])v?\d+\.\d+")
 _VERSION_HEADED = re.compile(r"\s*\[?v?\d+\.\d+")
-_CODE_TEXT = re.compile(r"`[^`]+`|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
+_CODE_TEXT = re.compile(rf"{CODE_SPAN}|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\w\.\w+\(")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from retrieval.text import ANSWER_TERMS, CJK
+from retrieval.text.markup import code_spans
 from retrieval.text.tokenizer import JOINED_WORD
 
 __all__ = ["CJK", "identifiers", "terms"]
@@ -20,7 +21,7 @@ def terms(text: str) -> list[str]:
 
 def identifiers(question: str) -> tuple[str, ...]:
     """Tokens of the question that look like code: quoted, dotted, snake_case, camelCase, `a/2`."""
-    found = {m.lower() for m in re.findall(r"`([^`]+)`", question)}
+    found = {span.lower() for span in code_spans(question)}
     for token in JOINED_WORD.findall(question):
         if re.search(r"[._/:]|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]", token):
             found.add(token.lower())

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from grounding.verification.anchors import spaced_terms
 from grounding.verification.bindings import counted_words, counts
-from grounding.verification.identifiers import CODE_SPAN
 from grounding.verification.numbers import NUMBER_WORDS
+from retrieval.text.markup import CODE_SPAN
 
 # A list of one is no list; past a dozen items a count is rarely written out.
 _SMALLEST, _LARGEST = 2, 12

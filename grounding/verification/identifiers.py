@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import re
 
+from retrieval.text.markup import CODE_SPAN
+
 _URL = re.compile(r"https?://[^\s<>\"'`)\]]+")
-# A code span, between double backticks first (reST literals, and Markdown's way to hold a
-# backtick): read as single ones, "``X``; set it to ``None``" gave "; set it to" as code. The
-# one spelling of a code span for the verifier's rules (enumerations.py, language.py).
-CODE_SPAN = r"``[^`\n]+``|`[^`\n]+`"
 # A code span's backticks are stripped from its token (_token_of): it holds none inside.
 _QUOTED = re.compile(
     rf"({CODE_SPAN})"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from grounding.verification.identifiers import CODE_SPAN
 from retrieval.text import STOPWORDS, has_cjk
+from retrieval.text.markup import CODE_SPAN
 from retrieval.text.tokenizer import LETTER_RUN
 from retrieval.text.words import SPANISH_WORDS
 

@@ -1,6 +1,6 @@
 """Markdown and reST line patterns shared by the chunker, the answer-unit splitter and the
-extractive generator: code fences, ATX headings, reST explicit markup and directives, and list
-markers."""
+extractive generator, and the code spans the verifier reads too: code fences, ATX headings, reST
+explicit markup and directives, code spans, and list markers."""
 
 from __future__ import annotations
 
@@ -18,6 +18,14 @@ ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$"
 REST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
 REST_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
 
+# A code span: between double backticks first (reST literals, and Markdown's way to hold a
+# backtick), else single ones, within one line. Read as single ones, "``X``; set it to ``None``"
+# gave "; set it to" as code. The one spelling of a code span for the verifier (exact tokens,
+# enumerations, the language check) and the extractive generator (a question's code names, an
+# answer unit that holds code).
+CODE_SPAN = r"``[^`\n]+``|`[^`\n]+`"
+_CODE_SPANS = re.compile(CODE_SPAN)
+
 # List markers: a bullet, or a number as Markdown and reST write it ("3." "3)" "(3)" "#.").
 BULLET = r"[-*+•]"
 NUMBERED = r"\d{1,3}[.)]|#\.|\(\d{1,3}\)"
@@ -25,6 +33,11 @@ NUMBERED = r"\d{1,3}[.)]|#\.|\(\d{1,3}\)"
 LIST_MARKER = re.compile(rf"^\s*(?:{BULLET}|{NUMBERED})\s+")
 # The marker of a numbered item only: a step of a procedure.
 NUMBERED_MARKER = re.compile(rf"^\s*(?:{NUMBERED})\s+")
+
+
+def code_spans(text: str) -> list[str]:
+    """What each code span of `text` holds, without its backticks."""
+    return [match.group().strip("`") for match in _CODE_SPANS.finditer(text)]
 
 
 def fence_end(lines: Sequence[str], i: int, opening: str) -> int:

@@ -36,6 +36,9 @@ SCHEMES = ("postgresql", "postgres")
 # SQLSTATE classes that mean "the server is not there for now": 08 connection exception,
 # 57 operator intervention (shutting down, starting up, terminated by the administrator).
 _UNAVAILABLE_STATES = ("08", "57")
+_NO_DATABASE = "3D000"  # invalid_catalog_name
+_LOGIN_REFUSED = ("28000", "28P01")  # invalid_authorization_specification, invalid_password
+_CANNOT_CREATE = ("42501", "3F000")  # insufficient_privilege, invalid_schema_name (no USAGE)
 
 
 def database_url(url: str) -> URL:
@@ -71,8 +74,39 @@ def unavailable(exc: BaseException) -> bool:
         return False
     if exc.connection_invalidated or isinstance(exc, OperationalError | InterfaceError):
         return True
-    state = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    state = _sqlstate(exc)
     return isinstance(state, str) and state.startswith(_UNAVAILABLE_STATES)
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    orig = exc.orig if isinstance(exc, DBAPIError) else None
+    state = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    return state if isinstance(state, str) else None
+
+
+def _advice(exc: BaseException, url: URL) -> str:
+    """What to do about a failure that is the database's setup, not an outage: the database
+    missing, the login refused, no right to create docbot's tables. "" for anything else."""
+    state, user, name = _sqlstate(exc), url.username or "USER", url.database or "DBNAME"
+    where = "DOCBOT_DATABASE_URL (or database_url in docbot.yml)"
+    if state == _NO_DATABASE:
+        return (
+            f" Create it (createdb {name}, or CREATE DATABASE {name} OWNER {user}, as a "
+            f"PostgreSQL user who may create databases), or correct the database name at the "
+            f"end of {where}."
+        )
+    if state in _LOGIN_REFUSED:
+        return (
+            f" Check the user and password in {where}, and that the server's pg_hba.conf "
+            "admits this user from this host."
+        )
+    if state in _CANNOT_CREATE:
+        return (
+            f" docbot creates and upgrades its own tables, so {user} needs the right to: "
+            f"GRANT USAGE, CREATE ON SCHEMA public TO {user} (as the schema's owner), or "
+            f"make {user} the database's owner."
+        )
+    return ""
 
 
 class Outage:
@@ -110,6 +144,7 @@ class Database:
 
     def __init__(self, url: URL, *, pool_size: int = 5, timeout_seconds: float = 5.0) -> None:
         self.shown = shown(url)
+        self._url = url
         self._timeout = timeout_seconds
         self._outage = Outage(self.shown)
         self._loop = asyncio.new_event_loop()
@@ -175,7 +210,8 @@ class Database:
                 "PostgreSQL server is running and reachable; docbot reconnects on its own."
             )
         if isinstance(exc, SQLAlchemyError):
-            return StoreError(f"{self.shown}: the answer store failed ({reason}).")
+            advice = _advice(exc, self._url)
+            return StoreError(f"{self.shown}: the answer store failed ({reason}).{advice}")
         raise exc
 
 

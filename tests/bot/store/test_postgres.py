@@ -173,3 +173,39 @@ def _scalar(url: str, statement: str) -> object:
             await conn.close()
 
     return asyncio.run(run())
+
+
+def test_postgres_database_that_does_not_exist_says_how_to_create_it(postgres_url: str) -> None:
+    missing = postgres_url.rsplit("/", 1)[0] + "/nosuchdb"
+    with pytest.raises(StoreError) as info:
+        PostgresAnswerStore(missing, timeout_seconds=2)
+    message = str(info.value)
+    assert 'database "nosuchdb" does not exist' in message
+    assert "createdb nosuchdb" in message and "DOCBOT_DATABASE_URL" in message
+
+
+@pytest.mark.parametrize("usage", [True, False], ids=["no-create-right", "no-schema-usage"])
+def test_postgres_user_without_the_right_to_create_tables_is_told_which_grant(
+    postgres_url: str, usage: bool
+) -> None:
+    # Roles belong to the whole cluster, each test worker has its own database: one role each.
+    role = f"reader_{postgres_url.rsplit('/', 1)[1]}_{int(usage)}"
+
+    async def restrict() -> None:
+        conn = await asyncpg.connect(postgres_url)
+        try:
+            if await conn.fetchval("SELECT 1 FROM pg_roles WHERE rolname = $1", role):
+                await conn.execute(f"DROP OWNED BY {role}")
+                await conn.execute(f"DROP ROLE {role}")
+            await conn.execute(f"CREATE ROLE {role} LOGIN")
+            await conn.execute("REVOKE ALL ON SCHEMA public FROM PUBLIC")
+            if usage:
+                await conn.execute(f"GRANT USAGE ON SCHEMA public TO {role}")
+        finally:
+            await conn.close()
+
+    asyncio.run(restrict())
+    reader = postgres_url.replace("://docbot@", f"://{role}@")
+    with pytest.raises(StoreError) as info:
+        PostgresAnswerStore(reader, timeout_seconds=2)
+    assert f"GRANT USAGE, CREATE ON SCHEMA public TO {role}" in str(info.value), info.value

@@ -209,3 +209,11 @@ def test_postgres_user_without_the_right_to_create_tables_is_told_which_grant(
     with pytest.raises(StoreError) as info:
         PostgresAnswerStore(reader, timeout_seconds=2)
     assert f"GRANT USAGE, CREATE ON SCHEMA public TO {role}" in str(info.value), info.value
+
+
+def test_postgres_login_refused_says_to_check_the_user_and_password(postgres_url: str) -> None:
+    stranger = postgres_url.replace("://docbot@", "://no_such_role:pw@")
+    with pytest.raises(StoreError) as info:
+        PostgresAnswerStore(stranger, timeout_seconds=2)
+    assert "Check the user and password in DOCBOT_DATABASE_URL" in str(info.value)
+    assert "pw@" not in str(info.value)

@@ -3,10 +3,10 @@ has its own reply, none is silent."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from bot.render.code_blocks import slack_code
 from bot.render.escalation import escalate_block
 from bot.render.feedback import feedback_block
 from bot.render.no_answer import NO_ACCESS as NO_ACCESS
@@ -49,7 +49,6 @@ OTHER_LANGUAGE_NOTE = (
 )
 # A longer link is not one a person can use; the source is then shown without it.
 MAX_URL_CHARS = 1_500
-FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
 HOW_TO_ASK = (
     "Mention me with a question, like `@docbot how do I roll back a deploy?`, and I'll "
     "answer in the thread, linking every claim to the file, section and lines it comes from."
@@ -208,7 +207,7 @@ def claim_section(claim: Claim, sources: Sequence[Source], *, bullet: bool) -> d
 def _claim_line(claim: Claim, urls: dict[int, str | None], *, bullet: bool) -> str:
     markers = "".join(_marker(n, urls.get(n)) for n in claim.citations)
     prefix = "• " if bullet else ""
-    text = clip_escaped(escape(_slack_fences(claim.text.strip())), CLAIM_BUDGET_CHARS)
+    text = clip_escaped(escape(slack_code(claim.text.strip())), CLAIM_BUDGET_CHARS)
     return f"{prefix}{text} {markers}".rstrip() + _quote_lines(claim)
 
 
@@ -236,12 +235,7 @@ def _quoted_by(text: str, quote: str) -> bool:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(_slack_fences(text).replace("```", " ").split())
-
-
-def _slack_fences(text: str) -> str:
-    """Slack's code blocks take no language tag: "```yaml" would show "yaml" as code."""
-    return FENCE_INFO.sub("```", text)
+    return " ".join(slack_code(text).replace("```", " ").split())
 
 
 def _marker(n: int, url: str | None) -> str:

@@ -17,6 +17,8 @@ ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$"
 # and a directive with its name in group 1: `.. note::`, `.. py:function::`, `.. c++:class::`.
 REST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
 REST_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
+# The directives whose body is code to show as code (Slack's reply shows them as code blocks).
+REST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode"})
 
 # A code span: between double backticks first (reST literals, and Markdown's way to hold a
 # backtick), else single ones, within one line. Read as single ones, "``X``; set it to ``None``"

@@ -376,3 +376,34 @@ def test_render_input_error_says_what_to_change_not_to_retry() -> None:
     text = " ".join([message.text, *_all_text(message)])
     assert "5,599 characters" in text and "<!channel>" not in text
     assert "try again" not in text.lower() and "admin" not in text
+
+
+@pytest.mark.parametrize(
+    ("claim", "shown"),
+    [
+        pytest.param(
+            "If the primary does not answer:\n\n.. code-block:: sh\n   :linenos:\n\n"
+            "   pagerctl escalate --team platform\n   pagerctl ack",
+            "If the primary does not answer:\n\n```\npagerctl escalate --team platform\n"
+            "pagerctl ack\n```",
+            id="code-block",
+        ),
+        pytest.param(
+            "Run the backup by hand like this::\n\n    backupctl run --full",
+            "Run the backup by hand like this:\n```\nbackupctl run --full\n```",
+            id="literal-block",
+        ),
+        pytest.param(
+            "Run the backup by hand like this::",
+            "Run the backup by hand like this:",
+            id="lead-in-alone",
+        ),
+        pytest.param("```cpp\nstd::\n```", "```\nstd::\n```", id="markdown-fence-untouched"),
+    ],
+)
+def test_render_answer_shows_rest_code_as_slack_code_blocks(claim: str, shown: str) -> None:
+    """A reST code directive or literal block is a code block in Slack, not raw `.. code-block::`
+    markup with its indentation; the `::` that introduces a literal block reads as `:`."""
+    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "oncall.rst"),))
+    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    assert text.startswith(shown + " <"), text

@@ -14,8 +14,7 @@ from grounding.verification.anchors import (
     is_number,
     sentence_window,
 )
-from grounding.verification.quantities import folded_words
-from retrieval.text import NEGATIONS, fold_word
+from retrieval.text import NEGATIONS, fold_word, folded_words
 
 # Verb pairs whose one member denies the other. Set by hand, not fit; "before"/"after" and
 # "open"/"close" are left out: a paraphrase turns "X before Y" into "Y after X".

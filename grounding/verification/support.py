@@ -20,7 +20,6 @@ from grounding.verification.directives import readable
 from grounding.verification.enumerations import list_counts, self_counted
 from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
-    CODE_SPAN,
     appears,
     exact_tokens,
     is_number_token,
@@ -42,6 +41,7 @@ from grounding.verification.quotes import quote_form, without_line_markup, witho
 from grounding.verification.settings import setting_problem
 from grounding.verification.values import BOOLEANS, number_problem, value_problem
 from retrieval.text import NEGATIONS, normalize_text
+from retrieval.text.markup import CODE_SPAN
 
 # "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
 # the words after it.

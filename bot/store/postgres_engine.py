@@ -152,6 +152,9 @@ class Database:
             target=self._loop.run_forever, name="docbot-postgres", daemon=True
         )
         self._closed = False
+        # Until the server has answered once, the process is starting: nothing runs yet that
+        # could reconnect, so a failure then is no outage but a start that did not happen.
+        self._reached = False
         # Pre-ping: a connection the server dropped (a restart) is replaced on checkout, so
         # the first call after an outage succeeds instead of failing on a dead socket.
         self._engine: AsyncEngine = create_async_engine(
@@ -178,6 +181,7 @@ class Database:
         except Exception as exc:
             future.cancel()
             raise self._translated(exc) from exc
+        self._reached = True
         self._outage.ok()
         return result
 
@@ -203,6 +207,12 @@ class Database:
 
     def _translated(self, exc: Exception) -> StoreError:
         reason = _reason(exc)
+        if unavailable(exc) and not self._reached:
+            return StoreUnavailable(
+                f"{self.shown}: the answer store cannot be reached ({reason}), so docbot did "
+                "not start. Check that the PostgreSQL server is running and reachable from "
+                "here, then start docbot again."
+            )
         if unavailable(exc):
             self._outage.lost(reason)
             return StoreUnavailable(

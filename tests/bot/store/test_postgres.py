@@ -217,3 +217,17 @@ def test_postgres_login_refused_says_to_check_the_user_and_password(postgres_url
         PostgresAnswerStore(stranger, timeout_seconds=2)
     assert "Check the user and password in DOCBOT_DATABASE_URL" in str(info.value)
     assert "pw@" not in str(info.value)
+
+
+def test_postgres_unreachable_at_start_says_docbot_did_not_start(
+    postgres_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before the store ever answered, nothing is running that could reconnect or post: the
+    error says to start docbot again once the server answers, and no outage is logged."""
+    nowhere = postgres_url.rsplit(":", 1)[0] + ":1/docbot"  # port 1: nothing listens
+    with pytest.raises(StoreError) as info:
+        PostgresAnswerStore(nowhere, timeout_seconds=2)
+    message = str(info.value)
+    assert "cannot be reached" in message and "start docbot again" in message
+    assert "reconnects on its own" not in message
+    assert "answers in progress" not in caplog.text

@@ -20,3 +20,9 @@ def test_code_with_a_changed_number_is_still_dropped() -> None:
 
 def test_a_number_in_prose_still_needs_its_words() -> None:
     dropped("A caret pin keeps the major version 4.2 for five releases.", CARET)
+
+
+def test_a_code_span_of_markup_alone_is_checked_without_failing() -> None:
+    # `**`, `*` and `_` are nothing once markup is normalised; the verifier raised IndexError.
+    evidence = "Pass keyword arguments with `**` after 2 positional ones; `*` ends them."
+    kept("Pass keyword arguments with `**` after 2 positional ones; `*` ends them.", evidence)

@@ -1,7 +1,9 @@
 """Opposites: a claim that says "ignores" where its quote says "respects" (or "disables" for
 "enables") contradicts it without a negation word, and shares all its other words. The claim's
 word must be absent from the quoted evidence and its opposite present near the same words, with
-no negation near either ("does not ignore" says what "respects" says)."""
+no negation near either ("does not ignore" says what "respects" says). Besides the verb pairs
+set by hand, a prefix makes an opposite of the word itself ("inside" of "outside",
+"unencrypted" of "encrypted")."""
 
 from __future__ import annotations
 
@@ -30,6 +32,14 @@ _OPPOSITES: dict[str, set[str]] = {}
 for _one, _other in _PAIRS:
     _OPPOSITES.setdefault(fold_word(_one), set()).add(fold_word(_other))
     _OPPOSITES.setdefault(fold_word(_other), set()).add(fold_word(_one))
+# Opposites English makes by a prefix, read off the word itself: "un-", "dis-" and "non-"
+# deny the word they open ("unencrypted" of "encrypted", "disconnects" of "connects"), and
+# "in-" and "out-" swap ends ("inside" of "outside", "inbound" of "outbound"). A stem left
+# after "un", "dis" or "non" must be long enough to be a word of its own ("unless" is no "less").
+_DENYING_PREFIXES = ("un", "dis", "non")
+_DENIED_STEM = 5
+_SWAPPED_PREFIXES = (("in", "out"), ("out", "in"))
+_SWAPPED_STEM = 3
 _REACH = 3  # how near a negation must be to turn a word around ("does not ignore")
 _WINDOW = 10  # how near the opposite must be to the claim's other words, as a number's
 
@@ -38,7 +48,7 @@ def opposite_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | Non
     """The first word of the claim whose opposite the evidence states about the same words."""
     stated = set(evidence)
     for i, term in enumerate(claim):
-        opposites = _OPPOSITES.get(term, set()) & stated
+        opposites = opposites_of(term) & stated
         if term in stated or not opposites or _negated(claim, i):
             continue
         for opposite in opposites:
@@ -47,6 +57,20 @@ def opposite_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | Non
             if plain and _near(claim, i, evidence, opposite):
                 return f"the claim says {term!r} where the quoted evidence says {opposite!r}"
     return None
+
+
+def opposites_of(term: str) -> set[str]:
+    """The words that deny `term`: its pair's other verb, and the forms a prefix makes of it."""
+    out = set(_OPPOSITES.get(term, ()))
+    for prefix in _DENYING_PREFIXES:
+        if len(term) >= _DENIED_STEM:
+            out.add(prefix + term)
+        if term.startswith(prefix) and len(term) - len(prefix) >= _DENIED_STEM:
+            out.add(term[len(prefix) :])
+    for prefix, other in _SWAPPED_PREFIXES:
+        if term.startswith(prefix) and len(term) - len(prefix) >= _SWAPPED_STEM:
+            out.add(other + term[len(prefix) :])
+    return out
 
 
 def _negated(terms: Sequence[str], i: int) -> bool:

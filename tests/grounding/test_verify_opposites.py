@@ -27,3 +27,17 @@ def test_an_opposite_about_other_words_is_no_contradiction() -> None:
     evidence = "The agent respects `HTTP_PROXY`. Old releases ignore the proxy list of the file."
     claim = "The agent respects `HTTP_PROXY`; old releases ignore the proxy list of the file."
     kept(claim, evidence)
+
+
+def test_an_opposite_made_by_a_prefix_is_dropped() -> None:
+    evidence = "Hooks run outside the lock, and the cache keeps encrypted pages."
+    assert "insid" in dropped("Hooks run inside the lock.", evidence)
+    assert "unencrypt" in dropped("The cache keeps unencrypted pages.", evidence)
+    kept("Hooks run outside the lock.", evidence)
+
+
+def test_a_prefix_on_a_short_word_makes_no_opposite() -> None:
+    # "unless" is not the opposite of "less": the stem left after "un" is too short a word.
+    evidence = "The pool keeps fewer connections unless you raise its limit."
+    said = terms("The pool keeps less connections unless you raise its limit.")
+    assert opposite_problem(said, terms(evidence)) is None

@@ -43,7 +43,11 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     """The first negation of the claim that is not near the same words in the evidence."""
     states_default = _DEFAULT in evidence
     for i, term in enumerate(claim):
-        if term not in NEGATIONS or anchored(claim, i, evidence, NEGATION_WINDOW):
+        if term not in NEGATIONS:
+            continue
+        if anchored(claim, i, evidence, NEGATION_WINDOW) and not _denies_another(
+            claim, i, evidence
+        ):
             continue
         if opens_bound(claim, i):
             continue  # "no more than 8": a bound (bounds.py reads it), not a negation
@@ -126,12 +130,58 @@ def _contrasted(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
     content words), in its sentence. "should not be passed on client instantiation" is no
     such denial of "passed on client instantiation, rather than passed to the request"."""
     denied = content_after(claim, i, _CONTRAST_SPAN)
-    if not denied:
+    if not denied or _own_contrast(claim, i):
         return False
     return any(
         term in _CONTRASTS and set(denied) <= set(content_after(evidence, j, NEGATION_WINDOW))
         for j, term in enumerate(evidence)
     )
+
+
+# What sets a negation against the words before it: "uses the value and not the name" states
+# "uses the value" and denies only "the name".
+_SET_AGAINST = folded_words("and but")
+# The words a claim's negation denies, to be matched with those the evidence's set-against
+# negation denies: a verb and its object ("does not keep the raw token").
+_DENIED_SPAN = 3
+
+
+def _denies_another(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
+    """The evidence's negations near the words of the claim's negation `i` are all set against
+    what their sentence states ("uses the value and not the name"), none denying a word the
+    claim's denies, and the evidence states one of those plainly: the claim puts the evidence's
+    "not" on the wrong words ("does not use the value")."""
+    denied = content_after(claim, i, _DENIED_SPAN)
+    if not any(_said_plainly(evidence, word) for word in denied):
+        return False
+    near = neighbour_words(claim, i)
+    spots = [
+        j
+        for j, term in enumerate(evidence)
+        if term in NEGATIONS and near & sentence_window(evidence, j, NEGATION_WINDOW)
+    ]
+    return bool(spots) and all(
+        j > 0
+        and evidence[j - 1] in _SET_AGAINST
+        and not any(
+            _meets(word, other)
+            for word in denied
+            for other in content_after(evidence, j, _CONTRAST_SPAN)
+        )
+        for j in spots
+    )
+
+
+def _own_contrast(claim: Sequence[str], i: int) -> bool:
+    """A contrast word opens the clause of the claim's negation `i`, before it in its sentence
+    ("Unlike basic auth, digest auth does not ..."): the claim sets its own words aside, and its
+    negation is of what it states, not a restatement of what the evidence's contrast sets aside."""
+    for term in reversed(claim[:i]):
+        if not term:
+            return False
+        if term in _CONTRASTS:
+            return True
+    return False
 
 
 def _in_condition(claim: Sequence[str], i: int) -> bool:

@@ -239,7 +239,15 @@ def dropped_negation(claim: Sequence[str], quoted: str) -> str | None:
         quoted = _ELLIPTIC_CONDITION.sub(" ", quoted)
     clause = terms(quoted)
     for j, term in enumerate(clause):
-        if term not in NEGATIONS or opens_bound(clause, j):
+        if term in NEGATIONS:
+            if opens_bound(clause, j):
+                continue
+            keeping, reach = _DENYING, NEGATION_WINDOW
+        elif _sets_aside(clause, j):
+            # A claim keeps a contrast with one of its own anywhere in its sentence ("..., and
+            # successful ones return it instead"), or with a negation near the word.
+            keeping, reach = _QUALIFIED, len(claim)
+        else:
             continue
         negated = _negated_word(clause, j)
         if negated is None:
@@ -247,9 +255,18 @@ def dropped_negation(claim: Sequence[str], quoted: str) -> str | None:
         spots = [i for i, other in enumerate(claim) if _meets(other, negated)]
         if not spots or _said_plainly(clause, negated):
             continue
-        if not any(_DENYING & sentence_window(claim, i, NEGATION_WINDOW) for i in spots):
+        if not any(keeping & sentence_window(claim, i, reach) for i in spots):
             return negated
     return None
+
+
+# "instead of X", "rather than X": X is what the sentence denies, as "not X" would.
+_SETTING_ASIDE = {fold_word("instead"): fold_word("of"), fold_word("rather"): fold_word("than")}
+
+
+def _sets_aside(clause: Sequence[str], j: int) -> bool:
+    after = _SETTING_ASIDE.get(clause[j])
+    return after is not None and j + 1 < len(clause) and clause[j + 1] == after
 
 
 def _meets(word: str, negated: str) -> bool:
@@ -258,11 +275,14 @@ def _meets(word: str, negated: str) -> bool:
     return word == negated or _SNOWBALL(word) == _SNOWBALL(negated)
 
 
+_SET_ASIDE_OR_NEGATED = NEGATIONS | frozenset(_SETTING_ASIDE)
+
+
 def _said_plainly(clause: Sequence[str], word: str) -> bool:
     """`word` also occurs in the clause with no negation just before it ("time limit ... or
     None for no limits"): the claim may be stating that occurrence."""
     return any(
-        term == word and not NEGATIONS & set(clause[max(0, k - _GOVERNS) : k])
+        term == word and not _SET_ASIDE_OR_NEGATED & set(clause[max(0, k - _GOVERNS) : k])
         for k, term in enumerate(clause)
     )
 

@@ -1,12 +1,12 @@
 """Where a negation sits: a claim's "not" must deny what its quote's "not" denies. "keeps the
 key and not the token" states "keeps the key", so "does not keep the key" is an added negation;
 and a claim that writes a contrast itself ("Unlike the cache, the log does not ...") negates
-what it states, not what the quote's own "unlike" sets aside. Made-up sentences, no benchmark
-item."""
+what it states, not what the quote's own "unlike" sets aside; what "instead of" sets aside
+is denied as by a "not". Made-up sentences, no benchmark item."""
 
 from __future__ import annotations
 
-from tests.grounding.support_checks import dropped, kept
+from tests.grounding.support_checks import dropped, kept, one_item_packet, verify_quoting
 
 SET_AGAINST = "The session keeps the signing key and not the raw token of the user."
 
@@ -31,3 +31,25 @@ def test_a_claim_with_its_own_contrast_may_not_deny_what_the_quote_states() -> N
 def test_a_negation_restating_the_quotes_contrast_is_kept() -> None:
     evidence = "Pass the token on the client, rather than passed to each request method."
     kept("Pass the token on the client, not to each request method.", evidence)
+
+
+SET_ASIDE = "The formatter prints the label of the field instead of its internal name."
+SET_ASIDE_PACKET = one_item_packet(f"# Fields\n\n{SET_ASIDE} Labels may be translated.\n")
+
+
+def _kept_quoting(claim: str) -> bool:
+    return bool(verify_quoting(SET_ASIDE_PACKET, claim, SET_ASIDE).claims)
+
+
+def test_a_claim_stating_what_instead_of_sets_aside_is_dropped() -> None:
+    result = verify_quoting(
+        SET_ASIDE_PACKET, "The formatter prints the field's internal name.", SET_ASIDE
+    )
+    assert not result.claims
+    assert "negates 'internal'" in result.dropped[0].detail
+
+
+def test_a_claim_keeping_what_instead_of_sets_aside_is_kept() -> None:
+    assert _kept_quoting("The formatter prints the field's label, not its internal name.")
+    assert _kept_quoting("The formatter prints the field's label rather than its internal name.")
+    assert _kept_quoting("Instead of its internal name, the formatter prints the field's label.")

@@ -206,3 +206,36 @@ def _sides(terms: Sequence[str], word: str) -> set[tuple[int, str]]:
             if 0 <= j < len(terms) and terms[j]:
                 out.add((step, terms[j]))
     return out
+
+
+# A comparison: the word before "than" says which way it goes ("slower than", "faster than").
+# A claim's comparison of the same thing as one of its quote's (a word after "than" shared),
+# in a word the quote never says, where the quote compares by other words, turns it around or
+# says something the quote does not ("slower than `lru_cache`" of "smaller and faster than
+# `lru_cache`"). "rather than" and "other than" compare nothing; "more", "less" and "fewer"
+# than a number are bounds (bounds.py).
+_THAN = fold_word("than")
+_NOT_COMPARING = frozenset(fold_word(w) for w in ("rather", "other", "more", "less", "fewer"))
+_COMPARED = 4  # the content words after "than" that name what is compared, in any order
+
+
+def comparison_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
+    """The first comparative of the claim that its quote compares the same thing by, in other
+    words."""
+    stated = set(evidence)
+    for i, term in enumerate(claim):
+        if term != _THAN or i == 0 or _negated(claim, i):
+            continue
+        said = claim[i - 1]
+        if said in stated or said in _NOT_COMPARING or not is_content(said):
+            continue
+        compared = set(content_after(claim, i, _COMPARED))
+        for j, other in enumerate(evidence):
+            if other != _THAN or j == 0 or evidence[j - 1] in _NOT_COMPARING:
+                continue
+            if compared & set(content_after(evidence, j, _COMPARED)):
+                return (
+                    f"the claim says {said!r} than where the quoted evidence says "
+                    f"{evidence[j - 1]!r} than"
+                )
+    return None

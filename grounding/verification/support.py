@@ -11,7 +11,12 @@ from typing import Literal
 
 from grounding.verification.additions import addition_problem
 from grounding.verification.anchors import is_content, terms
-from grounding.verification.antonyms import opposite_problem, order_problem, reversed_problem
+from grounding.verification.antonyms import (
+    comparison_problem,
+    opposite_problem,
+    order_problem,
+    reversed_problem,
+)
 from grounding.verification.bindings import binding_problem, partitive_problem
 from grounding.verification.bounds import bound_problem, range_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
@@ -271,6 +276,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         unit_problem,
         bare_unit_problem,
         opposite_problem,
+        comparison_problem,
         order_problem,
         reversed_problem,
     ):

@@ -5,7 +5,7 @@ uses are not opposites. Made-up sentences, no benchmark item."""
 from __future__ import annotations
 
 from grounding.verification.anchors import terms
-from grounding.verification.antonyms import opposite_problem
+from grounding.verification.antonyms import comparison_problem, opposite_problem
 from tests.grounding.support_checks import dropped, kept
 
 EVIDENCE = "The agent respects the `HTTP_PROXY` variable and enables compression by default."
@@ -41,3 +41,21 @@ def test_a_prefix_on_a_short_word_makes_no_opposite() -> None:
     evidence = "The pool keeps fewer connections unless you raise its limit."
     said = terms("The pool keeps less connections unless you raise its limit.")
     assert opposite_problem(said, terms(evidence)) is None
+
+
+COMPARED = "Without a lock the queue is lighter and quicker than a locked `deque` of the same size."
+
+
+def test_a_comparison_the_quote_makes_in_other_words_is_dropped() -> None:
+    problem = dropped("The queue is heavier than a locked `deque` of the same size.", COMPARED)
+    assert "heavier" in problem
+
+
+def test_the_quotes_own_comparison_and_comparisons_of_other_things_are_kept() -> None:
+    kept("The queue is quicker than a locked `deque` of the same size.", COMPARED)
+    # "rather than" compares nothing; a comparison of something the quote does not compare
+    # is left to the other checks.
+    said = terms("Use the queue rather than a locked `deque`.")
+    assert comparison_problem(said, terms(COMPARED)) is None
+    said = terms("Without a lock the queue is lighter, and slower than the network.")
+    assert comparison_problem(said, terms(COMPARED)) is None

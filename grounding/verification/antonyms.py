@@ -20,7 +20,7 @@ from retrieval.text import NEGATIONS, fold_word, folded_words
 
 # Verb pairs whose one member denies the other. Set by hand, not fit; "before"/"after" and
 # "open"/"close" are left out: a paraphrase turns "X before Y" into "Y after X".
-_PAIRS = (
+_PAIRS: tuple[tuple[str, str], ...] = (
     ("enable", "disable"),
     ("respect", "ignore"),
     ("include", "exclude"),
@@ -28,6 +28,10 @@ _PAIRS = (
     ("allow", "forbid"),
     ("allow", "disallow"),
 )
+# A statement said "always" where its quote hedges it by how often ("usually", "typically")
+# turns a rule with exceptions into one without: English's adverbs of frequency short of all.
+_HEDGES = ("usually", "typically", "generally", "normally", "often", "mostly", "sometimes")
+_PAIRS += tuple(("always", hedge) for hedge in _HEDGES)
 _OPPOSITES: dict[str, set[str]] = {}
 for _one, _other in _PAIRS:
     _OPPOSITES.setdefault(fold_word(_one), set()).add(fold_word(_other))

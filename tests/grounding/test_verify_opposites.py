@@ -59,3 +59,12 @@ def test_the_quotes_own_comparison_and_comparisons_of_other_things_are_kept() ->
     assert comparison_problem(said, terms(COMPARED)) is None
     said = terms("Without a lock the queue is lighter, and slower than the network.")
     assert comparison_problem(said, terms(COMPARED)) is None
+
+
+def test_always_where_the_quote_hedges_is_dropped() -> None:
+    evidence = "A worker usually holds one open socket, but under load it may hold more."
+    assert "usually" in dropped("A worker always holds one open socket.", evidence)
+    kept("A worker usually holds one open socket.", evidence)
+    # "not always" hedges too.
+    said = terms("A worker does not always hold one open socket.")
+    assert opposite_problem(said, terms(evidence)) is None

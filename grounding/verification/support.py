@@ -17,6 +17,7 @@ from grounding.verification.antonyms import (
     order_problem,
     reversed_problem,
 )
+from grounding.verification.attributions import attribution_problem
 from grounding.verification.bindings import binding_problem, partitive_problem
 from grounding.verification.bounds import bound_problem, range_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
@@ -294,6 +295,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         binding_problem(_prose(claim), _prose(support.quoted))
         or partitive_problem(said, quoted)
         or setting_problem(claim, support.quoted)
+        or attribution_problem(claim, support.quoted)
     )
     if problem is not None:
         return problem

@@ -39,11 +39,23 @@ _CONDITION_REACH = 4  # "if you have not", "if it is not yet"
 _WANTING = frozenset((fold_word(w),) for w in ("want", "need", "wish", "like"))
 
 
+# Verbs that say "does not" of the verb after them ("skips caching", "fails the checks",
+# "lacks support"): a claim using one where its evidence says neither it nor a negation near the
+# same words adds a negation, as "does not cache" would.
+_NEGATING_VERBS = folded_words("skip avoid bypass omit prevent stop refuse fail lack")
+_NOT = fold_word("not")
+
+
 def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     """The first negation of the claim that is not near the same words in the evidence."""
     states_default = _DEFAULT in evidence
     for i, term in enumerate(claim):
-        if term not in NEGATIONS:
+        if term in _NEGATING_VERBS:
+            if term in evidence:
+                continue
+            # "skips caching" is "does not cache": read as that negation of the claim's.
+            claim = (*claim[:i], _NOT, *claim[i + 1 :])
+        elif term not in NEGATIONS:
             continue
         if anchored(claim, i, evidence, NEGATION_WINDOW) and not _denies_another(
             claim, i, evidence

@@ -53,3 +53,16 @@ def test_a_claim_keeping_what_instead_of_sets_aside_is_kept() -> None:
     assert _kept_quoting("The formatter prints the field's label, not its internal name.")
     assert _kept_quoting("The formatter prints the field's label rather than its internal name.")
     assert _kept_quoting("Instead of its internal name, the formatter prints the field's label.")
+
+
+CACHES = "The proxy caches every response of the upstream server for ten minutes."
+
+
+def test_a_negating_verb_the_quote_lacks_is_an_added_negation() -> None:
+    assert "not" in dropped("The proxy skips caching responses of the upstream server.", CACHES)
+
+
+def test_a_negating_verb_the_quote_says_or_negates_is_kept() -> None:
+    evidence = "The proxy skips caching for private responses, and does not cache errors."
+    kept("The proxy skips caching for private responses.", evidence)
+    kept("The proxy fails to cache errors; it does not cache them.", evidence)

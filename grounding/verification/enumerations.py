@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from grounding.verification.anchors import spaced_terms
+from grounding.verification.anchors import is_content, spaced_terms
 from grounding.verification.bindings import counted_words, counts
 from grounding.verification.numbers import NUMBER_WORDS
+from retrieval.text import folded_words
 from retrieval.text.markup import CODE_SPAN
 
 # A list of one is no list; past a dozen items a count is rarely written out.
@@ -81,6 +82,30 @@ def list_counts(claim: str, lengths: Sequence[int]) -> frozenset[str]:
     terms, spaced = spaced_terms(claim)
     return frozenset(
         value for i, value in counts(terms) if value in given and counted_words(terms, spaced, i)
+    )
+
+
+# A list a quote writes out in prose: two to four short items (up to three words each) joined
+# by commas, the last by "and" or "or" ("For headers, query parameters and cookies, ...").
+_WORDS = r"[^\W\d_][\w-]*(?:[ \t]+[^\W\d_][\w-]*){0,2}"
+_PROSE_LIST = re.compile(rf"{_WORDS}(?:,[ \t]*{_WORDS}){{1,3}},?[ \t]+(?:and|or)[ \t]+{_WORDS}")
+# Words before a count that points back at things already named ("only those three", "all
+# four"): such a count has no noun of its own, it counts a list.
+_POINTING = folded_words("those these all")
+
+
+def pointed_counts(claim: Sequence[str], quoted: str) -> frozenset[str]:
+    """The counts of the claim's terms that point back ("those three are merged": after a
+    demonstrative, no content word after them) and are the length of a list the quoted
+    evidence writes out in prose."""
+    lengths = {str(len(list_items(m.group()))) for m in _PROSE_LIST.finditer(quoted)}
+    return frozenset(
+        term
+        for i, term in enumerate(claim)
+        if term in lengths
+        and i > 0
+        and claim[i - 1] in _POINTING
+        and (i + 1 == len(claim) or not is_content(claim[i + 1]))
     )
 
 

@@ -23,7 +23,7 @@ from grounding.verification.bounds import bound_problem, range_problem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
 from grounding.verification.directives import readable
-from grounding.verification.enumerations import list_counts, self_counted
+from grounding.verification.enumerations import list_counts, pointed_counts, self_counted
 from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
     appears,
@@ -252,7 +252,9 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     listed = (
         frozenset()
         if other
-        else self_counted(prose, _prose(support.quoted)) | list_counts(prose, support.lists)
+        else self_counted(prose, _prose(support.quoted))
+        | list_counts(prose, support.lists)
+        | pointed_counts(said, _prose(support.quoted))
     )
     problem = number_problem(counted, quoted, anchor=not other, listed=listed)
     if problem is not None and (support.stated or support.headings):

@@ -123,6 +123,10 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
         spots += _named_elsewhere(evidence, spots)
     if any(neighbours & sentence_window(evidence, j, window) for j in spots):
         return True
+    if is_number(term) and any(_bare_value(evidence, j) for j in spots):
+        # "Default: ``100``" on a line of its own is the value of what the other quoted
+        # sentences document: their words are its words.
+        return bool(neighbours & set(evidence))
     # The words right next to it may be the paraphrase's own ("can give it two or more" of "it
     # may have two or more"): they anchor nothing, so the words past them may. For a number,
     # also when they are words the evidence says elsewhere ("saves the recent calls, 128 when
@@ -133,6 +137,15 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
     wider = (neighbour_words(claim, k, _PARAPHRASE_REACH) for k in _number_run(claim, i))
     neighbours = set().union(*wider) - neighbours
     return any(neighbours & sentence_window(evidence, j, window) for j in spots)
+
+
+_VALUE_LINE_WORDS = frozenset(fold_word(w) for w in ("default", "value"))
+
+
+def _bare_value(evidence: Sequence[str], j: int) -> bool:
+    """The number at `j` stands in a sentence with no content word but "default" or "value"."""
+    near = sentence_window(evidence, j, len(evidence))
+    return not {t for t in near if is_content(t)} - _VALUE_LINE_WORDS
 
 
 # The words a claim writes a version number after ("since 3.11", "Python 3.8", "added in 3.9"):

@@ -1,6 +1,7 @@
 """A number whose next words are all the paraphrase's own ("can give it two or more" of "it
 may have two or more") is anchored by the words past them: words the evidence never says anchor
-nothing. Made-up sentences, no benchmark item."""
+nothing. A value on a line of its own ("Default: 40") takes the words of the other quoted sentences.
+Made-up sentences, no benchmark item."""
 
 from __future__ import annotations
 
@@ -42,3 +43,20 @@ def test_a_number_after_words_the_evidence_says_elsewhere_is_anchored_past_them(
 
 def test_a_number_no_word_of_the_claim_binds_is_still_dropped() -> None:
     dropped("The pantry keeps up to 64 freshest loaves on a rack.", PANTRY)
+
+
+PRINTER = (
+    "Default: ``40``\n\n"
+    "The most pages a print job may carry before the printer raises ``JobTooLong``."
+)
+
+
+def test_a_default_on_a_line_of_its_own_takes_the_words_of_the_other_quotes() -> None:
+    kept(
+        "One print job may carry up to forty pages; past that the printer raises `JobTooLong`.",
+        PRINTER,
+    )
+
+
+def test_a_default_line_lends_nothing_to_words_the_quotes_never_say() -> None:
+    dropped("The paper tray holds forty sheets.", PRINTER)

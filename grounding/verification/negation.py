@@ -69,7 +69,7 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
             continue  # "If you don't want the proxy used, pass ...": the reader's aim
         if _contrasted(claim, i, evidence):
             continue  # "..., not to the request method": the evidence's "rather than ..."
-        if _denies_a_need(claim, i) and not _states_a_need(evidence):
+        if _denies_a_need(claim, i) and not _states_a_need(evidence, _needed(claim, i)):
             continue  # "you don't have to choose it" of "it is chosen automatically"
         if _said_otherwise(claim, i, evidence):
             continue  # "aren't limited" of "are unlimited", "no arguments" of "zero arguments"
@@ -84,6 +84,7 @@ _NEEDS = folded_words("need needs needed require requires required necessary man
 _HAVE = folded_words("have has had")
 _TO = fold_word("to")
 _NEED_STATED = _NEEDS | folded_words("requirement must should necessarily")
+_INSTRUCTING = frozenset(("",)) | folded_words("you")  # a sentence's start, or "you"
 
 
 def _denies_a_need(claim: Sequence[str], i: int) -> bool:
@@ -97,11 +98,23 @@ def _denies_a_need(claim: Sequence[str], i: int) -> bool:
     return len(after) > 1 and not is_content(after[0]) and after[1] in _NEEDS
 
 
-def _states_a_need(evidence: Sequence[str]) -> bool:
-    """The evidence says something is needed: a need word, or "have to" / "has to"."""
+def _needed(claim: Sequence[str], i: int) -> str | None:
+    """The first content word after the need the negation `i` denies: what is not needed."""
+    after = content_after(claim, i, 3)
+    return next((t for t in after if t not in _NEEDS and t not in _HAVE), None)
+
+
+def _states_a_need(evidence: Sequence[str], needed: str | None) -> bool:
+    """The evidence says something is needed (a need word, or "have to" / "has to"), or tells
+    the reader to do what the claim says is not needed ("Call `setup()` first." for "you don't
+    need to call `setup()`"): an instruction, its verb opening a sentence or after "you", is a
+    need in other words ("The loom picks it" is no instruction to pick it)."""
     if _NEED_STATED & set(evidence):
         return True
-    return any(a in _HAVE and b == _TO for a, b in itertools.pairwise(evidence))
+    pairs = list(itertools.pairwise(("", *evidence)))
+    if needed is not None and any(b == needed and a in _INSTRUCTING for a, b in pairs):
+        return True
+    return any(a in _HAVE and b == _TO for a, b in pairs)
 
 
 # Prefixes that negate the word they start: "unlimited", "invalid", "nonblocking".

@@ -25,3 +25,11 @@ def test_a_need_the_evidence_states_may_not_be_denied() -> None:
 
 def test_a_plain_negation_is_still_an_added_one() -> None:
     dropped("The loom does not pick the thread size automatically.", CHOSEN)
+
+
+INSTRUCTED = "Oil the loom before the first weave of the day."
+
+
+def test_a_need_the_evidence_gives_as_an_instruction_may_not_be_denied() -> None:
+    dropped("You don't have to oil the loom before the first weave of the day.", INSTRUCTED)
+    dropped("The loom doesn't need oiling before the first weave of the day.", INSTRUCTED)

@@ -51,6 +51,7 @@ _OPENERS = {"[": "]", "(": ")", "{": "}"}
 _COMMA = re.compile(r"\s*,\s*")
 _LAST_JOIN = re.compile(r"\s+(?:and|or)\s+(?!.*\s(?:and|or)\s)", re.S)
 _LEADING_JOIN = re.compile(r"^(?:and|or)\s+")
+_RELATIVE = re.compile(r"(?:which|who|whose|where)\b", re.I)
 
 
 def self_counted(claim: str, quoted: str) -> frozenset[str]:
@@ -116,6 +117,9 @@ def list_items(text: str) -> list[str]:
     parts = [p for p in _COMMA.split(text.strip()) if p]
     if not parts:
         return []
+    # "..., and `C`, which shows them only on request": a clause of the item before it.
+    while len(parts) > 1 and _RELATIVE.match(parts[-1]):
+        parts[-2:] = [f"{parts[-2]}, {parts[-1]}"]
     last = parts[-1]
     if len(parts) == 1 or not _LEADING_JOIN.match(last):
         parts[-1:] = [p for p in _LAST_JOIN.split(last, maxsplit=1) if p]

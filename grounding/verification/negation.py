@@ -18,6 +18,7 @@ from grounding.verification.anchors import (
 )
 from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, SnowballStemmer, fold_word, folded_words
+from retrieval.text.markup import CODE_SPAN
 
 # These reaches are set by hand from how English phrases a negation, not fit by
 # benchmarks/verifier_fit.py (it fits only coverage.py's thresholds).
@@ -255,17 +256,42 @@ _ELLIPTIC_CONDITION = re.compile(
 _ALTERNATIVES = folded_words("or otherwise else unless")
 
 
-def dropped_negation(claim: Sequence[str], quoted: str) -> str | None:
+# A negation word inside a code span of the claim (`Facets.NEVER`, `--no-cache`): the claim
+# names the option a quote's negation describes ("Never show facets.").
+_CODE = re.compile(CODE_SPAN)
+
+
+_CODE_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|cannot)\b", re.IGNORECASE)
+
+
+def code_negations(text: str) -> frozenset[str]:
+    """The negations written inside the code spans of `text`."""
+    return frozenset(t for span in _CODE.findall(text) for t in terms(span) if t in NEGATIONS)
+
+
+def without_code_negations(text: str) -> str:
+    """`text` with each negation word inside a code span written as a name ("nevercode"): a
+    name is checked verbatim as code (identifiers.py), it adds no negation to the claim."""
+    return _CODE.sub(lambda span: _CODE_NEGATION.sub(_as_name, span.group()), text)
+
+
+def _as_name(word: re.Match[str]) -> str:
+    return f"{word.group()}code"
+
+
+def dropped_negation(
+    claim: Sequence[str], quoted: str, named: frozenset[str] = frozenset()
+) -> str | None:
     """The word a negation of the quote's clause `quoted` negates, when the claim states that
     word with no negation near it; None when the claim keeps every negation or does not say the
-    word."""
+    word. A negation the claim's code holds (`named`, code_negations) is kept by that name."""
     said = set(claim)
     if _ALTERNATIVES & said:
         quoted = _ELLIPTIC_CONDITION.sub(" ", quoted)
     clause = terms(quoted)
     for j, term in enumerate(clause):
         if term in NEGATIONS:
-            if opens_bound(clause, j):
+            if term in named or opens_bound(clause, j):
                 continue
             keeping, reach = _DENYING, NEGATION_WINDOW
         elif _sets_aside(clause, j):

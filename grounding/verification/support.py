@@ -37,9 +37,11 @@ from grounding.verification.identifiers import (
 from grounding.verification.language import in_other_language
 from grounding.verification.negation import (
     added_negation,
+    code_negations,
     denied_but_stated,
     dropped_negation,
     negation_disagrees,
+    without_code_negations,
 )
 from grounding.verification.numbers import chinese_in_digits, spanish_numbers
 from grounding.verification.quantities import bare_unit_problem, unit_problem
@@ -301,16 +303,16 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     )
     if problem is not None:
         return problem
-    negation = added_negation(said, quoted)
+    negation = added_negation(terms(_prose(without_code_negations(claim))), quoted)
     if negation is not None:
         return f"{negation!r} is not near the same words in the quoted evidence"
     stated = denied_but_stated(_lead_denial(claim), quoted)
     if stated is not None:
         return f"the claim's lead denies {stated!r}, which the quoted evidence states"
     # The "Not" of a "Not ...:" lead denies the lead's words: it keeps a negation of the quote.
-    denying = terms(_unmarked(claim))
+    denying, named = terms(_unmarked(claim)), code_negations(claim)
     for clause in support.clauses:
-        negated = dropped_negation(denying, clause)
+        negated = dropped_negation(denying, clause, named)
         if negated is not None:
             return f"the quoted evidence negates {negated!r} and the claim does not"
     return None

@@ -143,9 +143,10 @@ _VALUE_LINE_WORDS = frozenset(fold_word(w) for w in ("default", "value"))
 
 
 def _bare_value(evidence: Sequence[str], j: int) -> bool:
-    """The number at `j` stands in a sentence with no content word but "default" or "value"."""
-    near = sentence_window(evidence, j, len(evidence))
-    return not {t for t in near if is_content(t)} - _VALUE_LINE_WORDS
+    """The number at `j` stands in a sentence whose only content words are "default" or
+    "value" ("Default: 100"); a line of code with no words ("^= 4.2") is none."""
+    near = {t for t in sentence_window(evidence, j, len(evidence)) if is_content(t)}
+    return bool(near) and near <= _VALUE_LINE_WORDS
 
 
 # The words a claim writes a version number after ("since 3.11", "Python 3.8", "added in 3.9"):

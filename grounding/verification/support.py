@@ -62,6 +62,10 @@ _NOT_LEAD = re.compile(r"^not\b(?P<lead>[^:;.!?\n]{1,60}:)\s+(?=\S)", re.IGNOREC
 # anything, ..."), and the word of the evidence it may restate.
 _DEFAULT_CONDITION = re.compile(r"^(?:unless|if)\b[^,;:.]{1,80},\s+", re.IGNORECASE)
 _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
+# Any condition opening a claim ("If there isn't an open transaction, ...", "When it is set,
+# ..."): what follows is what the claim says happens then, and must be its quotes' as the whole
+# claim must ("..., `on_commit()` raises an error" of "..., the callback will be executed").
+_CONDITION = re.compile(r"^(?:unless|if|when|whenever|once)\b[^,;:.]{1,80},\s+", re.IGNORECASE)
 # An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
 # "URL" names what the evidence writes out as one ("scheme://..."), not a name of its own.
@@ -145,7 +149,22 @@ def check(
             problem = coverage_problem(said, _prose(text), has_exact=exact, threshold=threshold)
             if problem is not None:
                 break
+        if problem is None:
+            problem = _consequence_problem(said, support, quoted)
     return Verdict(problem, other)
+
+
+def _consequence_problem(said: str, support: Support, threshold: float) -> str | None:
+    """The words after a claim's opening condition, held to the quoted sentences' share on
+    their own: a claim that keeps its quote's condition and changes what follows it shares the
+    condition's words, and those alone can carry the whole claim past the share."""
+    condition = _CONDITION.match(said)
+    if condition is None:
+        return None
+    then = said[condition.end() :]
+    text = _prose(support.coverage_text("quoted"))
+    problem = coverage_problem(then, text, has_exact=True, threshold=threshold)
+    return None if problem is None else f"after its condition, {problem}"
 
 
 def _covered(claim: str, quoted: str) -> str:

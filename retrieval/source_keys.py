@@ -21,7 +21,7 @@ _GIT_SCHEMES = ("https", "http", "ssh", "git", "file")
 _CREDENTIALS_FIX = (
     "credentials never go in docbot.yml: remove them from the URL and give them to git "
     "through the environment or git's own credential helpers (e.g. `git config --global "
-    "credential.helper store`, an ssh key, or GIT_ASKPASS); see docs/configuration.md#git"
+    "credential.helper store`, an ssh key, or GIT_ASKPASS); see docs/configuration.md#git-sources"
 )
 SITE_PAGES = "pages"  # a site's snapshot folder inside site_home(), as Markdown files
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]+(?<![./])$")

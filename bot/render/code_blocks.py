@@ -1,8 +1,9 @@
-"""Code in a claim as Slack shows code: one plain ``` block. Slack's code blocks take no
-language tag (Markdown's "```yaml" would show "yaml" as code), and Slack knows no reST, so a
-`.. code-block::` directive or a `::` literal block, quoted from a reST file, is turned into
-a block of its own lines, unindented; the `::` that introduces a literal block reads as `:`,
-as it does in the built documentation."""
+"""Code and markup in a claim as Slack shows them. Code is one plain ``` block: Slack's code
+blocks take no language tag (Markdown's "```yaml" would show "yaml" as code), and Slack knows
+no reST, so a `.. code-block::` directive or a `::` literal block, quoted from a reST file, is
+turned into a block of its own lines, unindented; the `::` that introduces a literal block
+reads as `:`, and a Sphinx role as its text (`:func:`run`` as `run` in code, a link's title as
+plain words), as in the built documentation."""
 
 from __future__ import annotations
 
@@ -10,12 +11,18 @@ import re
 import textwrap
 
 from retrieval.blocks import blank, indent
-from retrieval.text.markup import FENCE, REST_CODE_DIRECTIVES, REST_DIRECTIVE
+from retrieval.text.markup import FENCE, REST_CODE_DIRECTIVES, REST_DIRECTIVE, REST_ROLE
 
 FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
 _OPTION = re.compile(r"^\s+:[\w-]+:")  # a directive's option line (`:linenos:`)
 _LITERAL_LEAD = re.compile(r"(?<=\S)::$")  # "like this::" -> "like this:"
 _LITERAL_ALONE = re.compile(r"\s*::$")  # "like this ::" and "::" alone lose it
+# A role with its text, not inside a code span; a link role's text may hold its target.
+_ROLE = re.compile(rf"(?<![`\w]){REST_ROLE}`([^`\n]+)`")
+_TITLED = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)  # "the guide <rollback-guide>"
+# Roles that link to prose (a section, a page, a glossary term), shown as words, not code.
+_LINK_ROLES = frozenset({"ref", "doc", "term", "numref", "abbr", "keyword", "dfn"})
+_NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 
 
 def slack_code(text: str) -> str:
@@ -51,9 +58,23 @@ def slack_code(text: str) -> str:
                 out += ["```", *body, "```"]
             i = end if body else i + 1
             continue
-        out.append(line)
+        out.append(_ROLE.sub(_role_text, line))
         i += 1
     return FENCE_INFO.sub("```", "\n".join(out))
+
+
+def _role_text(match: re.Match[str]) -> str:
+    name, text = match.group(1), match.group(2).strip()
+    titled = _TITLED.match(text)
+    if titled and titled.group(1):
+        return titled.group(1)
+    if name in _NUMBERED_ROLES:
+        return f"{_NUMBERED_ROLES[name]} {text}"
+    if name in _LINK_ROLES:
+        return text
+    if text.startswith("~"):  # Sphinx shows only the last part of `~deploy.Runner`
+        text = text[1:].rsplit(".", 1)[-1]
+    return f"`{text.removeprefix('!')}`"
 
 
 def _indented_body(lines: list[str], i: int, *, skip_options: bool) -> tuple[int, list[str]]:

@@ -19,7 +19,7 @@ from grounding.verification.blocks import ITEM_NUMBER, blocks
 from grounding.verification.numbered_lists import list_length
 from grounding.verification.numbers import ordinal
 from retrieval.text import nfkc
-from retrieval.text.markup import ATX_HEADING, BULLET
+from retrieval.text.markup import ATX_HEADING, BULLET, REST_ROLE
 from retrieval.text.sentences import sentence_spans
 
 # Markup at a line's start: headings, block quotes, bullets and numbered items, table pipes, and
@@ -31,7 +31,7 @@ _LINE_MARKUP = re.compile(
 )
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _REST_LINK = re.compile(r"`([^`<\n]+?)\s*<[^>\n]+>`_{1,2}")
-_REST_ROLE = re.compile(r":[a-z][\w-]*(?::[a-z][\w-]*)?:(?=`)")
+_REST_ROLE = re.compile(REST_ROLE)
 _EMPHASIS = re.compile(r"[`*|]+|(?<![^\W_])_+|_+(?![^\W_])")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[^\n]*$", re.M)  # no words of the document
 # Code layout: a space next to brackets and separators, a trailing comma before a closer.

@@ -17,6 +17,9 @@ ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*$"
 # and a directive with its name in group 1: `.. note::`, `.. py:function::`, `.. c++:class::`.
 REST_EXPLICIT = re.compile(r"^\s*\.\.(?:\s|$)")
 REST_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
+# A Sphinx role's name before its backticked text: `:func:`, `:py:class:`, `:ref:`; group 1 is
+# the name without its domain.
+REST_ROLE = r":(?:[a-z][\w-]*:)?([a-z][\w-]*):(?=`)"
 # The directives whose body is code to show as code (Slack's reply shows them as code blocks).
 REST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode"})
 

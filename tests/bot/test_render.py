@@ -407,3 +407,20 @@ def test_render_answer_shows_rest_code_as_slack_code_blocks(claim: str, shown: s
     answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "oncall.rst"),))
     text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
     assert text.startswith(shown + " <"), text
+
+
+@pytest.mark.parametrize(
+    ("claim", "shown"),
+    [
+        (":setting:`DEPLOY_TIMEOUT` sets it", "`DEPLOY_TIMEOUT` sets it"),
+        ("see :ref:`the rollback guide <rollback-guide>`", "see the rollback guide"),
+        ("by :func:`deploy.run` and :py:class:`~deploy.Runner`", "by `deploy.run` and `Runner`"),
+        ("as :pep:`8` says, a :term:`release`", "as PEP 8 says, a release"),
+        ("```\n:func:`x`\n```", "```\n:func:`x`\n```"),
+    ],
+)  # fmt: skip
+def test_render_answer_shows_rest_roles_as_the_built_docs_do(claim: str, shown: str) -> None:
+    """A Sphinx role is its text in Slack: code for a name, the title for a link."""
+    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "settings.rst"),))
+    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    assert text.startswith(shown + " <"), text

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +34,7 @@ from benchmarks.dev_questions import SETS, Question, corpus_config, load_questio
 from grounding.evidence import EvidencePacket
 from grounding.generators.extractive import PACKET_SIZE
 from grounding.retriever import search_all
-from retrieval.chunks import Chunk
+from retrieval.chunks import Chunk, Hit
 from retrieval.config import AnswerConfig
 from retrieval.embeddings import load_embedder
 from retrieval.fusion import weighted
@@ -55,6 +55,13 @@ ORDER = (
     "packed, split by units",
     "no packet",
 )
+
+# The loss of a right chunk whose best rank is first found within each of DEPTHS.
+_RANKED_WITHIN = {
+    20: "below the cut (top 20)",
+    50: "in top 50, not top 20",
+    100: "in top 100, not top 50",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,24 +94,31 @@ def category(
     if not any(is_right(c, q) for c in chunks):
         return "no right chunk", (None,) * len(DEPTHS)
     ranks = {depth: deep_rank(q, index, scope, depth) for depth in DEPTHS}
-    best = tuple(ranks.values())
-    if packet is None:
-        return "no packet", best
-    if any(is_right(item.chunk, q) for item in packet.items):
-        return "packed, split by units", best
     hits = search_all(index, [q.question], scope, k)
-    right_ids = {h.chunk.chunk_id for h in hits if is_right(h.chunk, q)}
-    reasons = [o.reason for o in packet.omitted if o.chunk_id in right_ids]
+    return classify(ranks, packet, hits, lambda c: is_right(c, q)), tuple(ranks.values())
+
+
+def classify(
+    ranks: Mapping[int, int | None],
+    packet: EvidencePacket | None,
+    hits: Sequence[Hit],
+    right: Callable[[Chunk], bool],
+) -> str:
+    """Where a right chunk (`right`) was lost, of ORDER, for a question some chunk answers:
+    `ranks` its best rank at each of DEPTHS, `hits` what the packet was packed from."""
+    if packet is None:
+        return "no packet"
+    if any(right(item.chunk) for item in packet.items):
+        return "packed, split by units"
+    right_ids = {h.chunk.chunk_id for h in hits if right(h.chunk)}
+    reasons = {o.reason for o in packet.omitted if o.chunk_id in right_ids}
     for reason in ("per_source_limit", "budget", "same_text_as"):
         if reason in reasons:
-            return reason, best
-    if ranks[20] is not None:
-        return "below the cut (top 20)", best
-    if ranks[50] is not None:
-        return "in top 50, not top 20", best
-    if ranks[100] is not None:
-        return "in top 100, not top 50", best
-    return "not in top 100", best
+            return reason
+    for depth in DEPTHS:
+        if ranks[depth] is not None:
+            return _RANKED_WITHIN[depth]
+    return "not in top 100"
 
 
 def losses(corpus: str, state: Path) -> tuple[int, list[Loss]]:

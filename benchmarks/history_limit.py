@@ -19,6 +19,9 @@ answers the questions, the other gets every reaction. Scenarios:
   takeover   --reactions questions whose process died after Slack posted the reply: the other
              replica takes each over and reads the thread for the reply (docbot's takeover),
              under the limit; a read that fails after its retries means a second reply.
+             The posting replica is not really killed: its held posts time out after the
+             client's 30 s and then read the thread themselves, so keep --window under about
+             10 s, for the takeovers to be done by then.
 
     python -m benchmarks.history_limit [--reactions 5] [--window 3] [--sweep 0.5]
                                        [--hold 1] [--pace 2]            (from the repo root)
@@ -55,7 +58,12 @@ from tests.bot.test_e2e_streaming import CLAIMS
 from tests.grounding.fake_openai import FakeOpenAI, answer, paced
 
 QUESTION = "how do I roll back a deploy?"
-GIVE_UP_SECONDS = 60.0  # a reaction not counted by then is lost (far past every retry)
+GIVE_UP_SECONDS = 60.0  # a reaction not counted by then is lost (far past every retry)...
+GIVE_UP_WINDOWS = 10  # ...or this many windows of the limit, when that is longer
+
+
+def _give_up(window: float) -> float:
+    return max(GIVE_UP_SECONDS, GIVE_UP_WINDOWS * window)
 
 
 @dataclass
@@ -111,8 +119,8 @@ async def _replicas(
                 sweeping.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await sweeping
-                await posting.settle(timeout=GIVE_UP_SECONDS)
-                await other.settle(timeout=GIVE_UP_SECONDS)
+                await posting.settle(timeout=_give_up(window))
+                await other.settle(timeout=_give_up(window))
     store.close()
 
 
@@ -129,7 +137,8 @@ async def _react_and_count(
     ))  # fmt: skip
     await then()
     counted: dict[str, float] = {}
-    while len(counted) < len(replies) and time.monotonic() - sent_at < GIVE_UP_SECONDS:
+    give_up = _give_up(slack.limits["conversations.replies"].per)
+    while len(counted) < len(replies) and time.monotonic() - sent_at < give_up:
         marks = {e.record.reply_ts for e in store.feedback_entries(wrong_only=True)}
         now = time.monotonic()
         counted.update({ts: now - sent_at for ts in marks if ts not in counted})
@@ -202,12 +211,12 @@ async def _takeover(
         started = time.monotonic()
         ahead[0] = LEASE_SECONDS + 1  # the posting process's leases lapse
         done: dict[str, float] = {}
-        while len(done) < len(questions) and time.monotonic() - started < GIVE_UP_SECONDS:
+        while len(done) < len(questions) and time.monotonic() - started < _give_up(args.window):
             for ts in questions:
                 if ts not in done and store.posted_answer(TEAM, GENERAL, ts) is not None:
                     done[ts] = time.monotonic() - started
             await asyncio.sleep(0.02)
-        await replicas.reacting.settle(timeout=GIVE_UP_SECONDS)
+        await replicas.reacting.settle(timeout=_give_up(args.window))
         replies = Counter(m.get("thread_ts") for m in slack.messages.get(GENERAL, []))
         second = sum(1 for ts in questions if replies[ts] > 1)
         gate.set()  # the killed process's runs end (their leases are lost: they post nothing)

@@ -147,7 +147,8 @@ async def _answer_of(
 
 def count_pending_later(deps: ListenerDeps) -> int:
     """Start counting every message's kept reactions (a sweep's part, bot/resume.py): each in
-    a run of its own, as a read of Slack may wait out a rate limit; how many were started."""
+    a run of its own, as a read of Slack may take its retries' time (a 5xx's backoff); how many
+    were started."""
     started = 0
     for key in deps.marks.messages():
         if not deps.marks.busy(key):

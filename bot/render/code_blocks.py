@@ -3,7 +3,9 @@ blocks take no language tag (Markdown's "```yaml" would show "yaml" as code), an
 no reST, so a `.. code-block::` directive or a `::` literal block, quoted from a reST file, is
 turned into a block of its own lines, unindented; the `::` that introduces a literal block
 reads as `:`, and a Sphinx role as its text (`:func:`run`` as `run` in code, a link's title as
-plain words), as in the built documentation."""
+plain words), as in the built documentation. Outside code, Markdown's bold (`**x**`) is Slack's
+(`*x*`) and a Markdown link is its text, with its address when it has one: Slack knows no
+`[text](url)`, and links in a reply come only from the collection's `url` template."""
 
 from __future__ import annotations
 
@@ -11,7 +13,13 @@ import re
 import textwrap
 
 from retrieval.blocks import blank, indent
-from retrieval.text.markup import FENCE, REST_CODE_DIRECTIVES, REST_DIRECTIVE, REST_ROLE
+from retrieval.text.markup import (
+    CODE_SPAN,
+    FENCE,
+    REST_CODE_DIRECTIVES,
+    REST_DIRECTIVE,
+    REST_ROLE,
+)
 
 FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
 _OPTION = re.compile(r"^\s+:[\w-]+:")  # a directive's option line (`:linenos:`)
@@ -23,6 +31,12 @@ _TITLED = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)  # "the guide <rollback-g
 # Roles that link to prose (a section, a page, a glossary term), shown as words, not code.
 _LINK_ROLES = frozenset({"ref", "doc", "term", "numref", "abbr", "keyword", "dfn"})
 _NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
+_CODE_SPLIT = re.compile(f"({CODE_SPAN})")
+_WEB_LINK = re.compile(r"!?\[([^\]\n]+)\]\((https?://[^()\s]+)\)")
+_PAGE_LINK = re.compile(r"!?\[([^\]\n]+)\]\([^()\s]+\)")  # another page or an image
+# Bold as Markdown and reST both write it; not `__x__`, which reST does not read as bold and
+# which prose names such as __init__ are written with.
+_BOLD = re.compile(r"(?<![\w*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w*])")
 
 
 def slack_code(text: str) -> str:
@@ -58,9 +72,18 @@ def slack_code(text: str) -> str:
                 out += ["```", *body, "```"]
             i = end if body else i + 1
             continue
-        out.append(_ROLE.sub(_role_text, line))
+        out.append(_inline(_ROLE.sub(_role_text, line)))
         i += 1
     return FENCE_INFO.sub("```", "\n".join(out))
+
+
+def _inline(line: str) -> str:
+    """Markdown's bold and links of `line` as Slack writes them, its code spans as they are."""
+    parts = _CODE_SPLIT.split(line)
+    for k in range(0, len(parts), 2):  # the even parts are outside code spans
+        text = _PAGE_LINK.sub(r"\1", _WEB_LINK.sub(r"\1 (\2)", parts[k]))
+        parts[k] = _BOLD.sub(r"*\1*", text)
+    return "".join(parts)
 
 
 def _role_text(match: re.Match[str]) -> str:

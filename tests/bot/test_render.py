@@ -424,3 +424,26 @@ def test_render_answer_shows_rest_roles_as_the_built_docs_do(claim: str, shown: 
     answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "settings.rst"),))
     text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
     assert text.startswith(shown + " <"), text
+
+
+@pytest.mark.parametrize(
+    ("claim", "shown"),
+    [
+        ("**Note:** never commit a secret", "*Note:* never commit a secret"),
+        ("See [the Vault guide](https://vault.example.com/guide).",
+         "See the Vault guide (https://vault.example.com/guide)."),
+        ("See [the page](../deploy/rollback.md#steps) first", "See the page first"),
+        ("pass **kwargs and **options through", "pass **kwargs and **options through"),
+        ("define __init__ and __eq__", "define __init__ and __eq__"),
+        ("keep `**x**` and `[a](b)` as code", "keep `**x**` and `[a](b)` as code"),
+    ],
+)  # fmt: skip
+def test_render_answer_shows_markdown_emphasis_and_links_as_slack_text(
+    claim: str, shown: str
+) -> None:
+    """Slack's bold is one asterisk and it knows no Markdown links: a link is its text (and its
+    address, never made a link: links come only from the collection's `url`)."""
+    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "secrets.md"),))
+    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    assert text.startswith(shown + " <"), text
+    assert "<https://vault" not in text

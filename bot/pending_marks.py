@@ -94,6 +94,10 @@ class PendingMarks:
     def has(self, key: MessageKey) -> bool:
         return key in self._waiting
 
+    def waiting(self, key: MessageKey) -> bool:
+        """Whether reactions on `key` are kept or being counted: a new one goes behind them."""
+        return self.has(key) or self.busy(key)
+
     def messages(self) -> list[MessageKey]:
         return list(self._waiting)
 

@@ -15,7 +15,7 @@ from bot.deps import ListenerDeps
 from bot.escalation import help_offer
 from bot.events import Reaction
 from bot.leases import Lease
-from bot.pending_marks import PENDING_SECONDS, Kept, MessageKey, PendingMark
+from bot.pending_marks import PENDING_SECONDS, Kept, MessageKey, PendingMark, key_of
 from bot.render.feedback import thanks_for_wrong
 from bot.replies import Unknown, answer_thread, reply_question, tell
 from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable, staged_reply_ts
@@ -52,7 +52,12 @@ async def _record_feedback(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
     bot_user_id: str | None, *, added: bool,
 ) -> None:  # fmt: skip
-    found = await _reacted_to(deps, client, reaction, bot_user_id)
+    if deps.marks.waiting(key_of(reaction)):
+        # Behind the reactions kept for the message: a removal counted before the mark it
+        # takes back would retract nothing and leave that mark to count after it.
+        found: AnswerRecord | _Later | None = _Later(False, "reactions on it are kept already")
+    else:
+        found = await _reacted_to(deps, client, reaction, bot_user_id)
     if isinstance(found, _Later):
         mark = PendingMark(reaction, kind, added, client, bot_user_id, deps.clock.now())
         key = deps.marks.keep(mark, known=found.known, read_after=found.read_after)

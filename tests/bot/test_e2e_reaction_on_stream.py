@@ -85,3 +85,33 @@ def test_stream_a_reaction_added_and_removed_while_streamed_leaves_no_mark(
             assert store.feedback_entries(wrong_only=False) == ()
 
     asyncio.run(main())
+
+
+def test_stream_a_reaction_removed_after_the_answer_is_stored_still_retracts_its_kept_mark(
+    indexed: tuple[Config, Answerer], backend: Backend, clock: FakeClock
+) -> None:
+    """The removal comes once the answer is stored, before the sweep counts the kept mark: it
+    waits behind that mark (in the order Slack sent them) instead of retracting nothing now
+    and leaving the mark to be counted after it."""
+    config, _ = indexed
+    store = backend.open(clock)
+    resumer = Resumer()
+
+    async def main() -> None:
+        async with stream_replicas(config, store, resumer) as replicas:
+            slack, streaming, other = replicas.slack, replicas.killed, replicas.next_app
+            gate, stream_ts = await stream_held(slack, streaming, "79.000100")
+            await other.send(reaction(True, "white_check_mark", channel=GENERAL,
+                                      item_ts=stream_ts, event_id="Ev79a"))  # fmt: skip
+            await other.settle()
+            gate.set()
+            await streaming.settle(timeout=10)
+            assert store.find_answer(TEAM, GENERAL, stream_ts) is not None
+            await other.send(reaction(False, "white_check_mark", channel=GENERAL,
+                                      item_ts=stream_ts, event_id="Ev79r"))  # fmt: skip
+            await other.settle()
+            await resumer.sweep()
+            await other.settle()
+            assert store.feedback_entries(wrong_only=False) == ()
+
+    asyncio.run(main())

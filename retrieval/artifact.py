@@ -119,8 +119,16 @@ def builder_lock(folder: Path, waiting: Callable[[str], None] | None = None) -> 
     """Hold `folder`/build.lock (the published folder, or state_dir/index): one `docbot index`
     builds there at a time. A second one waits (told through `waiting`) until the first is
     done, then builds on its work."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / LOCK).open("a+") as handle:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = (folder / LOCK).open("a+")
+    except OSError as exc:
+        raise DocbotError(
+            f"cannot write the index in {folder} ({exc.strerror or exc}): make the folder "
+            "writable for this user, or point docbot at one that is: `state_dir` in "
+            "docbot.yml (in a container, a volume), or the --publish / `index_dir` folder"
+        ) from exc
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -103,7 +103,7 @@ def parse_questions(text: str, source: str) -> tuple[EvalQuestion, ...]:
 
 def read_questions(path: Path) -> tuple[EvalQuestion, ...]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM, as Windows tools write, is no text
     except FileNotFoundError:
         raise InputError(f"question set {path} does not exist") from None
     except UnicodeDecodeError as exc:

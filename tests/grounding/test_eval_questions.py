@@ -58,3 +58,13 @@ def test_questions_empty_set_and_missing_file_are_errors(tmp_path: Path) -> None
         parse_questions("\n# nothing\n", "set.jsonl")
     with pytest.raises(InputError, match="does not exist"):
         read_questions(tmp_path / "absent.jsonl")
+
+
+def test_questions_saved_with_a_byte_order_mark_and_crlf_are_read(tmp_path: Path) -> None:
+    # Notepad and spreadsheet exports write "UTF-8" with a BOM and CRLF line ends.
+    path = tmp_path / "set.jsonl"
+    path.write_bytes(
+        b'\xef\xbb\xbf{"id": "rb1", "question": "how do I roll back?", "strings": ["x"]}\r\n'
+        b'{"id": "k8s", "question": "Kubernetes?", "answerable": false}\r\n'
+    )
+    assert [q.id for q in read_questions(path)] == ["rb1", "k8s"]

@@ -90,10 +90,29 @@ class Claim(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Resumable:
-    """An unfinished mention whose lease lapsed: its owner died, or gave it up unfinished."""
+    """An unfinished claim with a payload whose lease lapsed: its owner died, or gave it up
+    unfinished. A mention (the message, to answer it without Slack) or an event (a reaction
+    recorded before its ack, bot/marks.py)."""
 
-    key: MentionKey
-    payload: str  # what the claim recorded about the message, to answer it without Slack
+    key: ClaimKey
+    payload: str  # what the claim recorded about the delivery, to handle it without Slack
+
+
+def resumable_row(row: Sequence[Any]) -> Resumable:
+    """A resumable claim read back: (team, channel, ts, event_id, payload), the mention's three
+    columns NULL for an event's claim and the event id NULL for a mention's."""
+    team, channel, ts, event_id, payload = row
+    key: ClaimKey = EventKey(event_id) if event_id is not None else MentionKey(team, channel, ts)
+    return Resumable(key, payload)
+
+
+# Both backends' statement marking an event done once, inside the transaction of the write it
+# guards (a feedback press, a modal's reason): a row back the first time, none once done.
+SETTLE_ONCE_SQL = (
+    "INSERT INTO processed_events (event_id, seen, state) VALUES (:event_id, :now, 'done') "
+    "ON CONFLICT (event_id) DO UPDATE SET state = 'done', expires = NULL "
+    "WHERE processed_events.state <> 'done' RETURNING 1"
+)
 
 
 class EventLedger(Protocol):
@@ -109,13 +128,15 @@ class EventLedger(Protocol):
     """
 
     def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:
-        """Take the key unless it is done or a live lease holds it (see `Claim`). A mention's
-        `payload` is kept with a new claim, so another process can resume it."""
+        """Take the key unless it is done or a live lease holds it (see `Claim`). The
+        `payload` is kept with a new claim, so another process can resume it (a mention's
+        message, or a reaction recorded before its ack)."""
         ...
 
     def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
-        """Unfinished mentions first claimed within the last `window_seconds` whose lease has
-        lapsed and that carry a payload, oldest first, at most `limit`."""
+        """Unfinished claims (mentions and events) first claimed within the last
+        `window_seconds` whose lease has lapsed and that carry a payload, oldest first, at most
+        `limit`."""
         ...
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
@@ -284,15 +305,23 @@ class FeedbackLog(Protocol):
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
     def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
     def wrong_count(self, answer_id: int) -> int: ...
-    def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
+    def toggle_mark(
+        self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None
+    ) -> str | None:
         """A press of a feedback button, in one step: the user's button mark becomes `kind`,
-        or is retracted when it already was `kind`. The user's button mark afterwards."""
+        or is retracted when it already was `kind`. The user's button mark afterwards. With
+        `once` (the press), the same step marks it done in the ledger, and a press done
+        already changes nothing (a delivery of it again): its mark is returned as it is."""
         ...
 
     def add_reason(
         self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
-        category: str | None = None,
-    ) -> None: ...  # fmt: skip
+        category: str | None = None, once: EventKey | None = None,
+    ) -> bool:  # fmt: skip
+        """Store what `user` said was wrong; this answers their invitation, if any. With `once`
+        (the submission), the same step marks it done in the ledger, and one done already is
+        not stored again: False then."""
+        ...
 
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         """The first "Still need help?" on an answer, atomically: True for exactly one caller,

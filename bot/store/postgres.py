@@ -33,6 +33,7 @@ from bot.store.contract import (
     AnswerRecord,
     Claim,
     ClaimKey,
+    EventKey,
     FeedbackEntry,
     Resumable,
     StoreError,
@@ -215,28 +216,39 @@ class PostgresAnswerStore:
         )
         return 0 if row is None else int(row[0])
 
-    def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
+    def toggle_mark(
+        self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None
+    ) -> str | None:
         """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
-        when it was `kind` already (pressing again takes it back). The mark afterwards."""
+        when it was `kind` already (pressing again takes it back). The mark afterwards; with
+        `once`, at most once per press (contract.FeedbackLog)."""
         check_kind(kind)
+        now = self._clock()
 
         async def toggle(conn: AsyncConnection) -> str | None:
             await feedback.require_answer(conn, answer_id, self.where)
+            if once is not None and not await ledger.settle_once(conn, once, now):
+                return await feedback.button_mark(conn, answer_id, user)
             return await feedback.toggle_mark(conn, answer_id, user, kind, at)
 
         return self._db.run(toggle)
 
     def add_reason(
         self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
-        category: str | None = None,
-    ) -> None:  # fmt: skip
-        """Store what `user` said was wrong; this answers their invitation, if any."""
+        category: str | None = None, once: EventKey | None = None,
+    ) -> bool:  # fmt: skip
+        """Store what `user` said was wrong; this answers their invitation, if any. With
+        `once`, at most once per submission (contract.FeedbackLog)."""
+        now = self._clock()
 
-        async def add(conn: AsyncConnection) -> None:
+        async def add(conn: AsyncConnection) -> bool:
             await feedback.require_answer(conn, answer_id, self.where)
+            if once is not None and not await ledger.settle_once(conn, once, now):
+                return False
             await feedback.add_reason(conn, answer_id, user, text, at, source, category)
+            return True
 
-        self._db.run(add)
+        return self._db.run(add)
 
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         now = self._clock()

@@ -54,6 +54,17 @@ async def remove_mark(conn: AsyncConnection, answer_id: int, user: str, emoji: s
     return row.first() is not None
 
 
+async def button_mark(conn: AsyncConnection, answer_id: int, user: str) -> str | None:
+    """The user's button mark on the answer, if any."""
+    row = await conn.execute(
+        sql(
+            "SELECT kind FROM feedback WHERE answer_id = :id AND user_id = :user AND emoji = :emoji"
+        ),
+        {"id": answer_id, "user": user, "emoji": BUTTON_MARK},
+    )
+    return row.scalar()
+
+
 async def toggle_mark(
     conn: AsyncConnection, answer_id: int, user: str, kind: str, at: str
 ) -> str | None:

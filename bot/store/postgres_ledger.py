@@ -11,7 +11,14 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.store.contract import Claim, ClaimKey, EventKey, MentionKey, Resumable
+from bot.store.contract import (
+    SETTLE_ONCE_SQL,
+    Claim,
+    ClaimKey,
+    EventKey,
+    Resumable,
+    resumable_row,
+)
 
 log = logging.getLogger("docbot.store")
 
@@ -39,11 +46,10 @@ async def claim(
     values = {**params, "now": now, "owner": owner, "expires": now + lease, "payload": payload}
     if isinstance(key, EventKey):
         insert = (
-            "INSERT INTO processed_events (event_id, seen, state, owner, expires) "
-            f"VALUES (:event_id, :now, '{_CLAIMED}', :owner, :expires) "
+            "INSERT INTO processed_events (event_id, seen, state, owner, expires, payload) "
+            f"VALUES (:event_id, :now, '{_CLAIMED}', :owner, :expires, :payload) "
             "ON CONFLICT DO NOTHING RETURNING 1"
         )
-        values.pop("payload")
     else:
         insert = (
             "INSERT INTO processed_mentions (team, channel, ts, seen, state, owner, expires, "
@@ -134,13 +140,22 @@ async def resumable(
 ) -> tuple[Resumable, ...]:
     rows = await conn.execute(
         text(
-            "SELECT team, channel, ts, payload FROM processed_mentions "
+            "SELECT seen, team, channel, ts, NULL AS event_id, payload FROM processed_mentions "
             f"WHERE seen >= :since AND state <> '{_DONE}' AND payload IS NOT NULL "
-            "AND expires <= :now ORDER BY seen, team, channel, ts LIMIT :limit"
+            "AND expires <= :now UNION ALL "
+            "SELECT seen, NULL, NULL, NULL, event_id, payload FROM processed_events "
+            f"WHERE seen >= :since AND state <> '{_DONE}' AND payload IS NOT NULL "
+            "AND expires <= :now ORDER BY 1, 2, 3, 4, 5 LIMIT :limit"
         ),
         {"since": now - window, "now": now, "limit": limit},
     )
-    return tuple(Resumable(MentionKey(r[0], r[1], r[2]), r[3]) for r in rows)
+    return tuple(resumable_row(row[1:]) for row in rows)
+
+
+async def settle_once(conn: AsyncConnection, key: EventKey, now: float) -> bool:
+    """Mark `key` done in the caller's transaction; False when it was done already."""
+    row = await conn.execute(text(SETTLE_ONCE_SQL), {"event_id": key.event_id, "now": now})
+    return row.first() is not None
 
 
 async def prune(conn: AsyncConnection, cutoff: float) -> None:

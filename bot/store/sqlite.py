@@ -32,6 +32,7 @@ from bot.store.contract import (
     AnswerRecord,
     Claim,
     ClaimKey,
+    EventKey,
     FeedbackEntry,
     Resumable,
     StoreError,
@@ -206,9 +207,12 @@ class SQLiteAnswerStore:
             ).fetchone()
         return int(row[0])
 
-    def toggle_mark(self, answer_id: int, user: str, kind: str, at: str) -> str | None:
+    def toggle_mark(
+        self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None
+    ) -> str | None:
         """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
-        when it was `kind` already (pressing again takes it back). The mark afterwards."""
+        when it was `kind` already (pressing again takes it back). The mark afterwards; with
+        `once`, at most once per press (contract.FeedbackLog)."""
         check_kind(kind)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
@@ -216,6 +220,8 @@ class SQLiteAnswerStore:
             row = conn.execute(
                 "SELECT kind FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
             ).fetchone()
+            if once is not None and not ledger.settle_once(conn, once, self._clock()):
+                return None if row is None else str(row[0])
             if row is not None and row[0] == kind:
                 conn.execute(
                     "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
@@ -233,12 +239,15 @@ class SQLiteAnswerStore:
 
     def add_reason(
         self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
-        category: str | None = None,
-    ) -> None:  # fmt: skip
-        """Store what `user` said was wrong; this answers their invitation, if any."""
+        category: str | None = None, once: EventKey | None = None,
+    ) -> bool:  # fmt: skip
+        """Store what `user` said was wrong; this answers their invitation, if any. With
+        `once`, at most once per submission (contract.FeedbackLog)."""
         check_reason(source, category)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
+            if once is not None and not ledger.settle_once(conn, once, self._clock()):
+                return False
             conn.execute(
                 "INSERT INTO reasons (answer_id, user, text, at, source, category) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -247,6 +256,7 @@ class SQLiteAnswerStore:
             conn.execute(
                 "DELETE FROM reason_invites WHERE answer_id = ? AND user = ?", (answer_id, user)
             )
+            return True
 
     def claim_escalation(self, answer_id: int, user: str, at: str) -> bool:
         with self._write() as conn:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import sqlite3
 
-from bot.store.contract import Claim, ClaimKey, EventKey, MentionKey, Resumable
+from bot.store.contract import (
+    SETTLE_ONCE_SQL,
+    Claim,
+    ClaimKey,
+    EventKey,
+    Resumable,
+    resumable_row,
+)
 
 _DONE, _CLAIMED, _POSTING = "done", "claimed", "posting"
 
@@ -29,9 +36,9 @@ def claim(
     if row is None:
         if isinstance(key, EventKey):
             conn.execute(
-                "INSERT INTO processed_events (event_id, seen, state, owner, expires) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (key.event_id, now, _CLAIMED, owner, now + lease),
+                "INSERT INTO processed_events (event_id, seen, state, owner, expires, payload) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key.event_id, now, _CLAIMED, owner, now + lease, payload),
             )
         else:
             conn.execute(
@@ -92,12 +99,21 @@ def resumable(
     conn: sqlite3.Connection, now: float, window: float, limit: int
 ) -> tuple[Resumable, ...]:
     rows = conn.execute(
-        "SELECT team, channel, ts, payload FROM processed_mentions "
-        "WHERE seen >= ? AND state != ? AND payload IS NOT NULL AND expires <= ? "
-        "ORDER BY seen LIMIT ?",
-        (now - window, _DONE, now, limit),
+        "SELECT seen, team, channel, ts, NULL, payload FROM processed_mentions "
+        "WHERE seen >= :since AND state != :done AND payload IS NOT NULL AND expires <= :now "
+        "UNION ALL SELECT seen, NULL, NULL, NULL, event_id, payload FROM processed_events "
+        "WHERE seen >= :since AND state != :done AND payload IS NOT NULL AND expires <= :now "
+        "ORDER BY 1 LIMIT :limit",
+        {"since": now - window, "done": _DONE, "now": now, "limit": limit},
     ).fetchall()
-    return tuple(Resumable(MentionKey(r[0], r[1], r[2]), r[3]) for r in rows)
+    return tuple(resumable_row(row[1:]) for row in rows)
+
+
+def settle_once(conn: sqlite3.Connection, key: EventKey, now: float) -> bool:
+    """Mark `key` done in the caller's transaction; False when it was done already."""
+    return (
+        conn.execute(SETTLE_ONCE_SQL, {"event_id": key.event_id, "now": now}).fetchone() is not None
+    )
 
 
 def prune(conn: sqlite3.Connection, cutoff: float) -> None:

@@ -159,6 +159,12 @@ STEPS = (
             "ALTER TABLE question_escalations ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0",
         ),
     ),
+    # A reaction is recorded before docbot acknowledges it (bot/marks.py): its event's claim
+    # keeps the reaction, so a process killed after the ack leaves it for another to resolve.
+    Step(
+        "an event's claim keeps its delivery, to resolve it after a crash",
+        ("ALTER TABLE processed_events ADD COLUMN payload TEXT",),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

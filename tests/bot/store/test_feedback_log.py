@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.store import REASON_WINDOW_SECONDS, AnswerStore, StoreError
+from bot.store import REASON_WINDOW_SECONDS, AnswerStore, Claim, EventKey, StoreError
 from tests.bot.store.conftest import Backend, FakeClock, marked_wrong, record
 
 
@@ -170,3 +170,23 @@ def test_escalation_is_claimed_once_per_answer_until_released(
         first.claim_escalation(answer_id + 99, "U2", "t5")
     first.close()
     second.close()
+
+
+def test_feedback_a_press_or_a_reason_given_once_is_applied_once(store: AnswerStore) -> None:
+    answer_id = store.save_answer(record())
+    store.add_feedback(answer_id, "U2", "wrong", "x", "t0")  # the entry the reasons join
+    press, other = EventKey("press:1"), EventKey("press:2")
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t1", once=press) == "wrong"
+    # The same press delivered again changes nothing (a second press would take it back).
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t1", once=press) == "wrong"
+    assert store.claim(press, "101:aaaa") is Claim.DONE  # the ledger holds it, done
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t2", once=other) is None  # taken back
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t2", once=other) is None
+    reason = EventKey("reason:V1")
+    assert store.add_reason(answer_id, "U2", "old", "t3", source="modal", category="outdated",
+                            once=reason) is True  # fmt: skip
+    assert store.add_reason(answer_id, "U2", "old", "t3", source="modal", category="outdated",
+                            once=reason) is False  # fmt: skip
+    assert store.add_reason(answer_id, "U2", "no key", "t4") is True
+    (entry,) = store.feedback_entries(wrong_only=False)
+    assert [r.text for r in entry.reasons] == ["old", "no key"]

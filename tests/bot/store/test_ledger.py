@@ -140,7 +140,7 @@ def test_ledger_resumable_lists_lapsed_unfinished_mentions_with_their_payload(
     assert store.claim(done, A, '{"n": 3}') is Claim.NEW
     store.finish(done, "9.0")
     assert store.claim(bare, A) is Claim.NEW  # no payload: nothing to resume from
-    assert store.claim(EventKey("Ev1"), A, "{}") is Claim.NEW  # events are never resumed
+    assert store.claim(EventKey("Ev1"), A) is Claim.NEW  # an event without one, likewise
     assert store.resumable(600, 10) == ()  # every lease is live
     clock.now += LEASE_SECONDS  # dead's lease lapsed; live's too, unless renewed:
     assert store.renew(live, A)
@@ -152,3 +152,23 @@ def test_ledger_resumable_lists_lapsed_unfinished_mentions_with_their_payload(
     assert [r.key for r in store.resumable(600, 10)] == [live]
     clock.now += 600
     assert store.resumable(600, 10) == ()  # first claimed too long ago: left alone
+
+
+def test_ledger_an_event_claimed_with_its_delivery_is_resumable_after_its_owner_died(
+    backend: Backend, store: AnswerStore, clock: FakeClock
+) -> None:
+    mention = Mention("T1", "C1", "1.0")
+    assert store.claim(mention, A, '{"n": 1}') is Claim.NEW
+    clock.now += 1
+    assert store.claim(EventKey("Ev1"), A, '{"reaction": 1}') is Claim.NEW
+    assert store.resumable(600, 10) == ()
+    clock.now += LEASE_SECONDS
+    again = backend.open(clock)  # a restart: the payload was stored with the claim
+    found = again.resumable(600, 10)
+    assert [(r.key, r.payload) for r in found] == [
+        (mention, '{"n": 1}'),
+        (EventKey("Ev1"), '{"reaction": 1}'),
+    ]  # fmt: skip, oldest first
+    assert again.claim(EventKey("Ev1"), B) is Claim.TAKEN_OVER
+    again.finish(EventKey("Ev1"))
+    assert [r.key for r in again.resumable(600, 10)] == [mention]

@@ -15,6 +15,7 @@ from bot.deps import ListenerDeps
 from bot.escalation import help_offer
 from bot.failures import log_failure
 from bot.interactive import ButtonPress, Submission, field
+from bot.marks import before_ack
 from bot.render.feedback import (
     CATEGORY_ACTION,
     CATEGORY_BLOCK,
@@ -27,36 +28,59 @@ from bot.render.feedback import (
     named_question,
     not_my_answer,
     reason_modal,
+    reason_not_saved,
     reason_recorded,
 )
 from bot.replies import answer_thread, tell
-from bot.store import REASON_CATEGORIES, AnswerRecord, staged_reply_ts
+from bot.store import REASON_CATEGORIES, AnswerRecord, EventKey, staged_reply_ts
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 
 log = logging.getLogger("docbot.slack")
 
 _KINDS = {HELPFUL: "helpful", WRONG: "wrong"}  # button value -> the store's feedback kind
+FEEDBACK_VALUES = frozenset(_KINDS)  # the values a feedback button press may carry
 _REF_KEYS = ("team", "channel", "reply_ts")  # what the modal carries to find its answer
 
 
+# A press, stored before its ack: the answer pressed on (None: not one of docbot's stored
+# answers) and the presser's button mark afterwards.
+Pressed = tuple[AnswerRecord | None, str | None]
+
+
+async def record_press(deps: ListenerDeps, press: ButtonPress) -> asyncio.Future[Pressed]:
+    """Before the ack: the press applied to the answer's marks, once (bot/marks.py)."""
+    kind = _KINDS[press.value]
+    at = deps.now().isoformat()
+    once = EventKey(f"press:{press.trigger_id}") if press.trigger_id else None
+
+    async def store_press() -> Pressed:
+        record = await _pressed_on(deps, press)
+        if record is None or record.id is None:
+            return None, None
+        toggle = deps.store.toggle_mark
+        return record, await asyncio.to_thread(toggle, record.id, press.user, kind, at, once=once)
+
+    return await before_ack(store_press(), f"feedback press by {press.user} on {press.message_ts}")
+
+
 async def handle_feedback_press(
-    deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress
-) -> None:
-    """Record (or take back) the press; a new wrong-mark opens the modal asking what was wrong."""
+    deps: ListenerDeps, client: AsyncWebClient, press: ButtonPress,
+    recorded: asyncio.Future[Pressed] | None = None,
+) -> None:  # fmt: skip
+    """Say what the press did (`recorded` by record_press before the ack; None: stored here);
+    a new wrong-mark opens the modal asking what was wrong."""
     kind = _KINDS.get(press.value)
     if kind is None:
         return
     try:
-        record = await _pressed_on(deps, press)
-        if record is None or record.id is None:
-            await tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
-            return
-        at = deps.now().isoformat()
-        mark = await asyncio.to_thread(deps.store.toggle_mark, record.id, press.user, kind, at)
+        record, mark = await (recorded or await record_press(deps, press))
     except Exception:
         log_failure(log, "recording a feedback button on %s/%s failed", press.channel,
                     press.message_ts)  # fmt: skip
         await tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
+        return
+    if record is None:
+        await tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
         return
     deps.metrics.feedback(kind, added=mark == kind)  # a press again takes the mark back
     if mark == "wrong" and press.trigger_id and await _open_modal(client, press, record):
@@ -95,24 +119,52 @@ def reason_problems(submission: Submission) -> dict[str, str]:
     return {}
 
 
-async def handle_reason(deps: ListenerDeps, client: AsyncWebClient, submission: Submission) -> None:
-    """Store a submitted modal (checked by reason_problems) with the answer it is about."""
+# A reason, stored before its ack: the answer it is about (None: gone, nothing to attach it to).
+Reasoned = AnswerRecord | None
+
+
+async def record_reason(deps: ListenerDeps, submission: Submission) -> asyncio.Future[Reasoned]:
+    """Before the ack: a submitted modal (checked by reason_problems) stored with the answer it
+    is about, once per modal (bot/marks.py)."""
     ref = submission.metadata
-    if ref["team"] != submission.team:
-        return
     choice = field(submission, CATEGORY_BLOCK, CATEGORY_ACTION).get("selected_option") or {}
     detail = field(submission, DETAIL_BLOCK, DETAIL_ACTION).get("value")
     text = detail.strip() if isinstance(detail, str) else ""
-    try:
-        record = await asyncio.to_thread(
-            deps.store.find_answer, ref["team"], ref["channel"], ref["reply_ts"]
-        )
-        if record is None or record.id is None:
-            return  # the answer is gone (pruned store): nothing to attach the reason to
-        await asyncio.to_thread(
-            deps.store.add_reason, record.id, submission.user, text, deps.now().isoformat(),
-            source="modal", category=str(choice.get("value")),
+    at = deps.now().isoformat()
+    once = EventKey(f"reason:{submission.view_id}") if submission.view_id else None
+
+    def store_reason() -> Reasoned:
+        record = deps.store.find_answer(ref["team"], ref["channel"], ref["reply_ts"])
+        if record is None or record.id is None or ref["team"] != submission.team:
+            return None  # the answer is gone (pruned store): nothing to attach the reason to
+        deps.store.add_reason(
+            record.id, submission.user, text, at, source="modal",
+            category=str(choice.get("value")), once=once,
         )  # fmt: skip
+        return record
+
+    return await before_ack(asyncio.to_thread(store_reason),
+                            f"feedback reason by {submission.user}")  # fmt: skip
+
+
+def reason_unstored(recorded: asyncio.Future[Reasoned]) -> dict[str, str]:
+    """What the modal shows when its reason could not be stored before the ack: Slack keeps it
+    open with what was typed, to send again (empty when stored, or still being written)."""
+    if not recorded.done() or recorded.exception() is None:
+        return {}
+    return {CATEGORY_BLOCK: reason_not_saved()}
+
+
+async def handle_reason(
+    deps: ListenerDeps, client: AsyncWebClient, submission: Submission,
+    recorded: asyncio.Future[Reasoned],
+) -> None:  # fmt: skip
+    """Thank the person for a reason record_reason stored before the ack."""
+    ref = submission.metadata
+    try:
+        record = await recorded
+        if record is None:
+            return
         reply = reason_recorded(await _escalation(deps, record))
     except Exception:
         log_failure(log, "storing a feedback reason on %s/%s failed", ref["channel"],

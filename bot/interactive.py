@@ -58,6 +58,7 @@ class _BlockActions(_Slice):
 
 class _View(_Slice):
     callback_id: str
+    id: str | None = None
     private_metadata: str = ""
     state: dict[str, Any] = {}
 
@@ -117,6 +118,7 @@ class Submission:
     callback_id: str
     metadata: Mapping[str, str]  # what docbot put in private_metadata (a JSON object of str)
     values: Mapping[str, Mapping[str, Any]]
+    view_id: str | None = None  # the modal's id in Slack: one modal, one reason
 
 
 def parse_button(body: Mapping[str, Any], action_id: str) -> ButtonPress | None:
@@ -154,6 +156,7 @@ def parse_submission(body: Mapping[str, Any]) -> Submission | None:
     return Submission(
         team=payload.team.id, user=payload.user.id, callback_id=payload.view.callback_id,
         metadata=metadata, values=values if isinstance(values, dict) else {},
+        view_id=payload.view.id,
     )  # fmt: skip
 
 

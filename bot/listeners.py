@@ -1,10 +1,11 @@
 """The Slack listeners: which event goes where. Mentions and DMs are questions (bot/questions.py),
-reactions and the feedback buttons are feedback (bot/reactions.py, bot/feedback_actions.py);
-anything else is acknowledged and dropped.
+reactions and the feedback buttons are feedback (bot/reactions.py, bot/feedback_actions.py),
+recorded before their ack (bot/marks.py); anything else is acknowledged and dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -20,7 +21,15 @@ from bot.assistant import handle_thread_event, parse_thread_event
 from bot.deps import REFUSED_WHILE_CLOSING, InFlight, ListenerDeps
 from bot.escalation import handle_escalation
 from bot.events import Turn, mentions, parse_home_opened, parse_reaction, parse_turn
-from bot.feedback_actions import handle_feedback_press, handle_reason, reason_problems
+from bot.feedback_actions import (
+    FEEDBACK_VALUES,
+    handle_feedback_press,
+    handle_reason,
+    reason_problems,
+    reason_unstored,
+    record_press,
+    record_reason,
+)
 from bot.home import handle_home_opened
 from bot.interactive import (
     SHORTCUT,
@@ -33,7 +42,7 @@ from bot.interactive import (
 )
 from bot.live import Answerer
 from bot.questions import claim_before_ack, handle_reason_only, handle_turn
-from bot.reactions import handle_reaction
+from bot.reactions import feedback_reaction, handle_reaction, record_reaction
 from bot.render.commands import SHARE_ACTION
 from bot.render.escalation import ESCALATE_ACTION
 from bot.render.feedback import FEEDBACK_ACTION, REASON_VIEW
@@ -45,13 +54,13 @@ from bot.webapi import observed
 log = logging.getLogger("docbot.slack")
 
 PRE_CLAIM = "docbot_claim"  # Bolt context key: what claim_before_ack found
+PRE_RECORD = "docbot_mark"  # Bolt context key: a reaction's record before its ack (bot/marks.py)
 # Slack retries an unacknowledged event three times (X-Slack-Retry-Num 1 to 3, over ~5 minutes).
 LAST_SLACK_RETRY = 3
 
 # A press of one of docbot's buttons, handled after its ack.
 ButtonHandler = Callable[[ListenerDeps, AsyncWebClient, ButtonPress], Awaitable[None]]
 BUTTONS: dict[str, ButtonHandler] = {
-    FEEDBACK_ACTION: handle_feedback_press,
     ESCALATE_ACTION: handle_escalation,
     SHARE_ACTION: handle_share,
 }
@@ -76,6 +85,22 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
                 if _slack_delivers_again(body, req):
                     return _refused_for_now(deps, turn)
                 # Slack's last try, or a command (never retried): answered unclaimed instead.
+        await next_()
+        return None
+
+    async def record_reactions(
+        body: dict[str, Any], context: AsyncBoltContext, req: AsyncBoltRequest,
+        next_: Callable[[], Awaitable[None]],
+    ) -> BoltResponse | None:  # fmt: skip
+        # Middleware: a reaction's event is claimed, with it, before Bolt acknowledges it.
+        added = _reaction_added(body)
+        reaction = None if added is None else parse_reaction(body)
+        reaction = await feedback_reaction(deps, reaction, context.bot_user_id)
+        if added is not None and reaction is not None:
+            recorded = await record_reaction(deps, reaction, context.bot_user_id, added=added)
+            if _unrecorded(recorded) and _slack_delivers_again(body, req):
+                return _mark_refused(deps, reaction.event_id)
+            context[PRE_RECORD] = recorded
         await next_()
         return None
 
@@ -112,7 +137,8 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
         added = body["event"]["type"] == "reaction_added"  # else reaction_removed
         with deps.in_flight.track():
             reaction = parse_reaction(body)
-            await handle_reaction(deps, counted(client), reaction, context.bot_user_id, added=added)
+            await handle_reaction(deps, counted(client), reaction, context.bot_user_id,
+                                  added=added, recorded=context.get(PRE_RECORD))  # fmt: skip
 
     async def on_command(
         ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -134,6 +160,18 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
                 await point_to_answer(deps, counted(client), turn)
             elif turn is not None:
                 await handle_turn(deps, counted(client), turn, context.get(PRE_CLAIM))
+
+    async def on_feedback_press(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        # The press is stored before its ack (bot/marks.py): Slack never sends it again.
+        with deps.in_flight.track():
+            press = parse_button(body, FEEDBACK_ACTION)
+            known = press is not None and press.value in FEEDBACK_VALUES
+            recorded = await record_press(deps, press) if press is not None and known else None
+            await ack()
+            if press is not None and recorded is not None:
+                await handle_feedback_press(deps, counted(client), press, recorded)
 
     def on_button(action_id: str, handle: ButtonHandler) -> Callable[..., Awaitable[None]]:
         """The listener of one of docbot's buttons: acknowledged at once, then handled."""
@@ -157,9 +195,17 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
                 # Slack keeps the modal open and shows each problem beside its input.
                 await ack(response_action="errors", errors=problems)
                 return
+            if submission is None:
+                await ack()
+                return
+            # Stored before the ack (bot/marks.py); if it cannot be, Slack keeps the modal open.
+            recorded = await record_reason(deps, submission)
+            unstored = reason_unstored(recorded)
+            if unstored:
+                await ack(response_action="errors", errors=unstored)
+                return
             await ack()
-            if submission is not None:
-                await handle_reason(deps, counted(client), submission)
+            await handle_reason(deps, counted(client), submission, recorded)
 
     async def on_home_opened(body: dict[str, Any], client: AsyncWebClient) -> None:
         opened = parse_home_opened(body)
@@ -182,6 +228,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
         log.debug("ignoring %s interaction", body.get("type"))
 
     app.middleware(claim_questions)
+    app.middleware(record_reactions)
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
     app.event("reaction_added")(on_reaction)
@@ -192,6 +239,7 @@ def register(app: AsyncApp, deps: ListenerDeps) -> None:
     app.command(SLASH_COMMAND)(on_command)
     app.shortcut(SHORTCUT)(on_shortcut)
     app.view_submission(REASON_VIEW)(on_feedback_reason)
+    app.action(FEEDBACK_ACTION)(on_feedback_press)
     for action_id, handle in BUTTONS.items():
         app.action(action_id)(on_button(action_id, handle))
     app.action(re.compile(r".*"))(on_other_interaction)
@@ -216,6 +264,28 @@ def _refused_for_now(deps: ListenerDeps, turn: Turn) -> BoltResponse:
     log.info("event %s left for Slack to deliver again: no claim without the answer store",
              turn.event_id)  # fmt: skip
     return BoltResponse(status=REFUSED_WHILE_CLOSING, body="answer store unreachable; retry")
+
+
+def _reaction_added(body: Mapping[str, Any]) -> bool | None:
+    """True for a reaction_added delivery, False for a reaction_removed, None for the rest."""
+    event = body.get("event") if body.get("type") == "event_callback" else None
+    kind = event.get("type") if isinstance(event, Mapping) else None
+    return {"reaction_added": True, "reaction_removed": False}.get(str(kind))
+
+
+def _unrecorded(recorded: asyncio.Future[Claim]) -> bool:
+    """Whether a mark's record before the ack failed or is still being written."""
+    return not recorded.done() or recorded.exception() is not None
+
+
+def _mark_refused(deps: ListenerDeps, event_id: str) -> BoltResponse:
+    """A reaction not recorded before its ack (the store failed, or is slow): refused (503, or no
+    Socket Mode ack), so Slack delivers it again; a record still being written is then found
+    done, or resolved by a resume sweep once its claim lapses."""
+    deps.metrics.delivery_dropped("deferred")
+    log.info("reaction event %s left for Slack to deliver again: not recorded before its ack",
+             event_id)  # fmt: skip
+    return BoltResponse(status=REFUSED_WHILE_CLOSING, body="answer store unavailable; retry")
 
 
 def _question(body: Mapping[str, Any], bot_user_id: str | None) -> Turn | None:

@@ -6,8 +6,9 @@ and a reply Slack could not be asked about (conversations.replies failed after i
 does under Slack's tighter history limit). Such a reaction is kept here, per message and in the
 order Slack sent them, and counted once the store knows the message's answer: at once when this
 process's run stores it (bot/questions.py), else on the next sweep (bot/resume.py), until
-PENDING_SECONDS have passed (then it is dropped, logged). Kept in memory: a process that dies
-loses what it kept pending.
+PENDING_SECONDS have passed (then it is dropped, logged). Kept in memory; the event's claim in
+the ledger keeps the reaction too (bot/marks.py), so what a process that dies kept pending is
+resolved by another's sweep once that claim lapses.
 """
 
 from __future__ import annotations
@@ -97,6 +98,10 @@ class PendingMarks:
     def waiting(self, key: MessageKey) -> bool:
         """Whether reactions on `key` are kept or being counted: a new one goes behind them."""
         return self.has(key) or self.busy(key)
+
+    def holds(self, event_id: str) -> bool:
+        """Whether the reaction event `event_id` is kept here (its claim is this process's)."""
+        return any(m.reaction.event_id == event_id for w in self._waiting.values() for m in w.marks)
 
     def messages(self) -> list[MessageKey]:
         return list(self._waiting)

@@ -1,20 +1,25 @@
 """Reactions on docbot's answers become feedback: a wrong-mark is thanked once and invites a
 reason; removing the reaction retracts it. Each reaction event changes feedback at most once.
+Its event is claimed, with the reaction, before the ack (bot/marks.py), and resolved after it,
+or by a resume sweep when the process handling it died (bot/resume.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Coroutine
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.escalation import help_offer
 from bot.events import Reaction
+from bot.failures import log_failure
 from bot.leases import Lease
+from bot.marks import before_ack
 from bot.pending_marks import PENDING_SECONDS, Kept, MessageKey, PendingMark, key_of
 from bot.render.feedback import thanks_for_wrong
 from bot.replies import Unknown, answer_thread, reply_question, tell
@@ -25,11 +30,48 @@ from retrieval.config import Config
 log = logging.getLogger("docbot.slack")
 
 
+def reaction_payload(reaction: Reaction, bot_user_id: str | None, *, added: bool) -> str:
+    """The reaction as its event's claim keeps it (bot/marks.py), to resolve it without Slack."""
+    fields = asdict(reaction) | {"added": added, "bot_user_id": bot_user_id}
+    return json.dumps(fields, ensure_ascii=False, sort_keys=True)
+
+
+def reaction_from_payload(payload: str) -> tuple[Reaction, str | None, bool] | None:
+    """(reaction, bot_user_id, added) as `reaction_payload` wrote them; None when the text is
+    not that (written by another version, say)."""
+    try:
+        fields = json.loads(payload)
+        added, bot_user_id = bool(fields.pop("added")), fields.pop("bot_user_id")
+        return Reaction(**fields), bot_user_id, added
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+async def feedback_reaction(
+    deps: ListenerDeps, reaction: Reaction | None, bot_user_id: str | None
+) -> Reaction | None:
+    """The reaction when it is feedback (a configured emoji, not docbot's own), else None."""
+    if reaction is None or reaction.user == bot_user_id:
+        return None
+    config = (await deps.runtime.current()).config
+    return reaction if _feedback_kind(config, reaction.emoji) is not None else None
+
+
+async def record_reaction(
+    deps: ListenerDeps, reaction: Reaction, bot_user_id: str | None, *, added: bool
+) -> asyncio.Future[Claim]:
+    """Before the ack: the reaction's event claimed, with the reaction as its payload."""
+    payload = reaction_payload(reaction, bot_user_id, added=added)
+    claim = asyncio.to_thread(deps.store.claim, EventKey(reaction.event_id), deps.owner, payload)
+    return await before_ack(claim, f"reaction event {reaction.event_id}")
+
+
 async def handle_reaction(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction | None,
-    bot_user_id: str | None, *, added: bool,
+    bot_user_id: str | None, *, added: bool, recorded: asyncio.Future[Claim] | None = None,
 ) -> None:  # fmt: skip
-    """Feedback on docbot's own answers only, from the configured emoji sets; idempotent."""
+    """Feedback on docbot's own answers only, from the configured emoji sets; idempotent.
+    `recorded`: the claim record_reaction made before the ack (None: claimed here)."""
     if reaction is None or reaction.user == bot_user_id:
         return
     config = (await deps.runtime.current()).config
@@ -37,9 +79,16 @@ async def handle_reaction(
     if kind is None:
         return
     try:
-        await _record_feedback(deps, client, reaction, kind, bot_user_id, added=added)
+        claim = await recorded if recorded is not None else None
+    except Exception:
+        log_failure(log, "recording reaction event %s before its ack failed", reaction.event_id)
+        claim = None  # claimed again below
+    try:
+        await _record_feedback(deps, client, reaction, kind, bot_user_id, added, claim)
     except StoreUnavailable:
-        pass  # the store logs its outage once; a mark made meanwhile cannot be kept
+        if claim is None:  # else the store logs its outage once; a later sweep resolves it
+            log.warning("reaction event %s on %s/%s is lost: the answer store cannot be reached",
+                        reaction.event_id, reaction.channel, reaction.ts)  # fmt: skip
     except Exception:
         # Runs after the ack: nobody waits on it, so log rather than let Bolt swallow it.
         log.exception(
@@ -50,8 +99,17 @@ async def handle_reaction(
 
 async def _record_feedback(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
-    bot_user_id: str | None, *, added: bool,
+    bot_user_id: str | None, added: bool, claim: Claim | None,
 ) -> None:  # fmt: skip
+    # The event's claim, with the reaction, comes first (before the ack, or here): a process
+    # that dies from here on leaves it for a sweep to resolve (bot/resume.py).
+    key = EventKey(reaction.event_id)
+    if claim is None:
+        payload = reaction_payload(reaction, bot_user_id, added=added)
+        claim = await asyncio.to_thread(deps.store.claim, key, deps.owner, payload)
+    if not claim.granted:
+        log.info("reaction event %s was already handled", reaction.event_id)
+        return
     if deps.marks.waiting(key_of(reaction)):
         # Behind the reactions kept for the message: a removal counted before the mark it
         # takes back would retract nothing and leave that mark to count after it.
@@ -59,28 +117,34 @@ async def _record_feedback(
     else:
         found = await _reacted_to(deps, client, reaction, bot_user_id)
     if isinstance(found, _Later):
+        # Its claim stays open: were this process to die, a sweep would resolve it.
         mark = PendingMark(reaction, kind, added, client, bot_user_id, deps.clock.now())
-        key = deps.marks.keep(mark, known=found.known, read_after=found.read_after)
+        key_kept = deps.marks.keep(mark, known=found.known, read_after=found.read_after)
         log.info("reaction event %s on %s/%s: %s; kept until its answer is stored",
                  reaction.event_id, reaction.channel, reaction.ts, found.why)  # fmt: skip
         # The run may have stored the answer while Slack was being read: look once more.
-        await count_pending(deps, key, read=False)
+        await count_pending(deps, key_kept, read=False)
         return
     if found is None or found.id is None:
-        return  # not a docbot answer
-    await _count(deps, client, reaction, kind, found, bot_user_id, added=added)
+        await asyncio.to_thread(deps.store.finish, key)  # not a docbot answer: nothing to do
+        return
+    await _count(deps, client, reaction, kind, found, bot_user_id, added=added, claim=claim)
 
 
 async def _count(
     deps: ListenerDeps, client: AsyncWebClient, reaction: Reaction, kind: str,
-    record: AnswerRecord, bot_user_id: str | None, *, added: bool,
+    record: AnswerRecord, bot_user_id: str | None, *, added: bool, claim: Claim | None = None,
 ) -> None:  # fmt: skip
-    """Count one reaction event for `record`, once (its claim in the ledger)."""
+    """Count one reaction event for `record`, once (its claim in the ledger; `claim`: what
+    this run's claim found, else it is claimed here)."""
     store = deps.store
     assert record.id is not None
     # A redelivered reaction_added after its reaction_removed would otherwise mark it again.
     key = EventKey(reaction.event_id)
-    claim = await asyncio.to_thread(store.claim, key, deps.owner)
+    if claim is None:
+        claim = await asyncio.to_thread(store.claim, key, deps.owner)
+        if claim is Claim.BUSY and await asyncio.to_thread(store.renew, key, deps.owner):
+            claim = Claim.NEW  # this process's own claim: a mark it kept pending
     if not claim.granted:
         log.info("reaction event %s was already handled", reaction.event_id)
         return
@@ -116,6 +180,8 @@ async def count_pending(deps: ListenerDeps, key: MessageKey, *, read: bool = Tru
         if found is None or found.id is None:
             log.info("the message %s/%s reacted to is not one of docbot's answers: %d reaction "
                      "event(s) dropped", key.channel, key.ts, len(kept.marks))  # fmt: skip
+            for mark in kept.marks:  # their claims are done: nothing to resolve after a crash
+                await asyncio.to_thread(deps.store.finish, EventKey(mark.reaction.event_id))
             return
         for done, mark in enumerate(kept.marks):
             try:

@@ -5,12 +5,14 @@ it answers; so a question acknowledged by a process that was then killed, or who
 not be posted, would wait for a redelivery that never comes. Each claim keeps the message
 (`Turn.to_payload`); `docbot serve` looks for lapsed, unfinished claims at start-up and then
 every RESUME_EVERY_SECONDS, and answers them like a redelivery would (the ledger decides who).
+A reaction's claim keeps the reaction the same way (bot/marks.py), and is resolved likewise.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -18,8 +20,8 @@ from bot.deps import ListenerDeps
 from bot.events import Turn
 from bot.leases import RENEW_EVERY_SECONDS
 from bot.questions import handle_turn
-from bot.reactions import count_pending_later
-from bot.store import StoreUnavailable
+from bot.reactions import count_pending_later, handle_reaction, reaction_from_payload
+from bot.store import EventKey, Resumable, StoreUnavailable
 
 log = logging.getLogger("docbot.slack")
 
@@ -61,11 +63,34 @@ class Resumer:
         found = await asyncio.to_thread(deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH)
         started = 0
         for item in found:
-            turn = Turn.from_payload(item.payload)
-            if turn is None:
-                log.warning("cannot resume %s: its stored message is not readable", item.key)
+            if isinstance(item.key, EventKey) and deps.marks.holds(item.key.event_id):
+                # Kept pending here: its claim is held again, and Slack not asked again.
+                await asyncio.to_thread(deps.store.claim, item.key, deps.owner)
                 continue
-            log.info("resuming event %s in %s, left unfinished", turn.event_id, turn.channel)
-            deps.in_flight.start(handle_turn(deps, client, turn))
+            run = _resumed(deps, client, item)
+            if run is None:
+                log.warning("cannot resume %s: its stored delivery is not readable", item.key)
+                continue
+            deps.in_flight.start(run)
             started += 1
         return started
+
+
+def _resumed(
+    deps: ListenerDeps, client: AsyncWebClient, item: Resumable
+) -> Coroutine[object, object, None] | None:
+    """The run that finishes `item`: a question answered, or a reaction recorded before its ack
+    resolved (bot/marks.py); None when its payload cannot be read."""
+    if isinstance(item.key, EventKey):
+        parsed = reaction_from_payload(item.payload)
+        if parsed is None:
+            return None
+        reaction, bot_user_id, added = parsed
+        log.info("resolving reaction event %s on %s/%s, left unfinished", reaction.event_id,
+                 reaction.channel, reaction.ts)  # fmt: skip
+        return handle_reaction(deps, client, reaction, bot_user_id, added=added)
+    turn = Turn.from_payload(item.payload)
+    if turn is None:
+        return None
+    log.info("resuming event %s in %s, left unfinished", turn.event_id, turn.channel)
+    return handle_turn(deps, client, turn)

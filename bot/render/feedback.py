@@ -164,6 +164,11 @@ def feedback_failed() -> Message:
     return Message(text=text, blocks=(section(text),))
 
 
+def reason_not_saved() -> str:
+    """Shown in the "what was wrong?" modal, kept open, when its answer could not be stored."""
+    return "I could not save this just now; send it again in a minute, or tell the docbot admins."
+
+
 def thanks_for_wrong(bot_user_id: str | None, escalate: str | None = None) -> Message:
     """The private thanks after a wrong-mark reaction, inviting the reason as a thread reply;
     with `escalate` (the answer's ts), a "Still need help?" button."""

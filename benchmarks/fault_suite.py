@@ -11,7 +11,8 @@ in its thread: answered (exactly one), duplicated (more than one) and lost (none
 (from the repo root: it borrows the test suite's fakes, so it runs as a module). Every loop is
 bounded, every process it starts is stopped, and nothing leaves 127.0.0.1. Slack delivers again
 only what was not acknowledged (HTTP 200), so that is what the "redeliver" steps send, except in
-kill9-all, which delivers every mention again as the original report did. `--serve-tree` runs
+kill9-all, which delivers every mention again as the original report did; kill9-marks counts
+feedback marks instead (benchmarks/fault_marks.py). `--serve-tree` runs
 `docbot serve` from another checkout (a `git worktree` of an older commit), for before/after.
 """
 
@@ -33,6 +34,7 @@ from typing import Any
 
 import aiohttp
 
+from benchmarks.fault_marks import kill9_marks
 from bot.store import LEASE_SECONDS
 from retrieval.config import load_config
 from retrieval.index import build_index
@@ -162,6 +164,9 @@ class World:
     session: aiohttp.ClientSession
     base: int  # mention timestamps of this scenario start here
     model: FakeOpenAI | None = None
+    # What a scenario counts instead of replies to mentions (benchmarks/fault_marks.py): how
+    # many it sent, and how often each was found.
+    tally: tuple[int, Counter[str]] | None = None
 
     def body(self, n: int) -> dict[str, Any]:
         ts = f"{self.base + n}.000100"
@@ -317,7 +322,7 @@ async def model_garbage(world: World, n: int) -> str:
 SCENARIOS: dict[str, Scenario] = {
     "baseline": baseline, "kill9": kill9, "kill9-all": kill9_all, "sigterm": sigterm,
     "slack500": slack500, "slack429": slack429, "model-hang": model_hang,
-    "model-garbage": model_garbage,
+    "model-garbage": model_garbage, "kill9-marks": kill9_marks,
 }  # fmt: skip
 MODEL_REPLIES = {
     "model-hang": hang(),
@@ -377,7 +382,8 @@ async def _scenario(name: str, n: int, base: int, root: Path) -> Result:
         await serve.start()
         world = World(slack, serve, session, base, model)
         note = await SCENARIOS[name](world, n)
-        return Result(name, n, world.replies(n), time.monotonic() - started, note)
+        sent, counted = world.tally or (n, world.replies(n))
+        return Result(name, sent, counted, time.monotonic() - started, note)
     raise AssertionError("unreachable")
 
 

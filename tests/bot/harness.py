@@ -188,6 +188,13 @@ def settings_for(slack: FakeSlack) -> Settings:
     )
 
 
+def socket_settings(slack: FakeSlack) -> Settings:
+    """`settings_for` in Socket Mode: the app token, and no signing secret."""
+    return settings_for(slack).model_copy(
+        update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
+    )
+
+
 @asynccontextmanager
 async def running_app(
     slack: FakeSlack, config: Config, answerer: Answerer, store: AnswerStore,

@@ -188,7 +188,8 @@ def view_submission(
         "token": VERIFICATION_TOKEN,
         "trigger_id": f"{uuid.uuid4().int % 10**12}.{uuid.uuid4().hex[:12]}",
         "view": {
-            "id": f"V{uuid.uuid4().hex[:10].upper()}", "team_id": team, "type": "modal", "callback_id": callback_id,
+            "id": f"V{uuid.uuid4().hex[:10].upper()}", "team_id": team, "type": "modal",
+            "callback_id": callback_id,
             "private_metadata": private_metadata, "state": {"values": values},
             "hash": uuid.uuid4().hex[:16], "app_id": APP_ID, "bot_id": "B0DOCBOT",
         },

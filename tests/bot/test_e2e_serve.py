@@ -30,6 +30,7 @@ from tests.bot.harness import (
     mention,
     post_event,
     settings_for,
+    socket_settings,
     with_channels,
 )
 from tests.ports import free_port, listening
@@ -46,9 +47,7 @@ def test_serve_socket_mode_answers_an_envelope_once(
                               ts="1610241741.000200", event_id="EvSOCKET",
                               bot_user_id=slack.bot_user_id)  # fmt: skip
             envelope = payloads.socket_mode_envelope(payload, envelope_id="first")
-            settings = settings_for(slack).model_copy(
-                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
-            )
+            settings = socket_settings(slack)
             server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))
             with_channels(slack)
             slack.push_socket(envelope)

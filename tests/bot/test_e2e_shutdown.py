@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from types import FrameType
 
 import aiohttp
-from pydantic import SecretStr
 
 from bot.app import Answerer, InFlight, build_app
 from bot.serve import run_serve
@@ -28,6 +27,7 @@ from tests.bot.harness import (
     mention,
     post_event,
     settings_for,
+    socket_settings,
     with_channels,
 )
 from tests.ports import free_port, listening
@@ -104,9 +104,7 @@ def test_socket_mode_envelope_refused_during_shutdown_is_not_acknowledged(
 
     async def main() -> list[str]:
         async with fake_slack() as slack:
-            settings = settings_for(with_channels(slack)).model_copy(
-                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
-            )
+            settings = socket_settings(with_channels(slack))
             in_flight = InFlight()
             in_flight.close()  # shutdown has begun
             app = build_app(settings, answerer, store, config=config, in_flight=in_flight)

@@ -11,7 +11,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
 from bot.app import Answerer
 from bot.serve import run_serve
@@ -20,7 +19,7 @@ from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import reply_text
-from tests.bot.harness import GENERAL, fake_slack, mention, settings_for, with_channels
+from tests.bot.harness import GENERAL, fake_slack, mention, socket_settings, with_channels
 
 MARK = "persimmon-envelope-9913"  # in every malformed payload: never in a log line
 
@@ -61,9 +60,7 @@ def test_socket_mode_acknowledges_every_envelope_once_and_logs_the_odd_ones_once
         async with fake_slack() as slack:
             good = mention("how do I roll back a deploy?", channel=GENERAL, ts="1610241741.000300",
                            event_id="EvGOOD", bot_user_id=slack.bot_user_id)  # fmt: skip
-            settings = settings_for(slack).model_copy(
-                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
-            )
+            settings = socket_settings(slack)
             server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))
             with_channels(slack)
             for envelope in MALFORMED.values():

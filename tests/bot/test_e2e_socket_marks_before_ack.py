@@ -11,8 +11,6 @@ import contextlib
 import json
 from typing import Any
 
-from pydantic import SecretStr
-
 from bot.app import Answerer
 from bot.render.feedback import CATEGORY_BLOCK, FEEDBACK_ACTION, HELPFUL, reason_not_saved
 from bot.serve import run_serve
@@ -28,7 +26,7 @@ from tests.bot.harness import (
     fake_slack,
     mention,
     reaction,
-    settings_for,
+    socket_settings,
     with_channels,
 )
 from tests.postgres_server import PostgresServer
@@ -55,9 +53,7 @@ def test_socket_mode_acknowledges_a_mark_once_stored_and_not_while_the_store_is_
 
     async def main() -> None:
         async with fake_slack() as slack:
-            settings = settings_for(slack).model_copy(
-                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
-            )
+            settings = socket_settings(slack)
             server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))
             with_channels(slack)
             question = mention("how do I roll back a deploy?", channel=GENERAL, ts=TS,

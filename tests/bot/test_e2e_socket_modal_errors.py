@@ -9,8 +9,6 @@ import contextlib
 import json
 from typing import Any
 
-from pydantic import SecretStr
-
 from bot.app import Answerer
 from bot.render.feedback import (
     CATEGORY_BLOCK,
@@ -21,7 +19,7 @@ from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import reason_submission
-from tests.bot.harness import GENERAL, fake_slack, mention, settings_for, with_channels
+from tests.bot.harness import GENERAL, fake_slack, mention, socket_settings, with_channels
 
 
 def _unchosen() -> dict[str, Any]:
@@ -38,9 +36,7 @@ def test_socket_mode_sends_the_modal_errors_in_the_envelope_ack(
 
     async def main() -> None:
         async with fake_slack() as slack:
-            settings = settings_for(slack).model_copy(
-                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
-            )
+            settings = socket_settings(slack)
             server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))
             with_channels(slack)
             modal = {"envelope_id": "modal", "type": "interactive", "payload": _unchosen(),

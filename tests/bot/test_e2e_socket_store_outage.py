@@ -8,15 +8,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from pydantic import SecretStr
-
 from bot.app import Answerer
 from bot.serve import run_serve
 from bot.store import PostgresAnswerStore
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.e2e import LogSignal, reply_text
-from tests.bot.harness import GENERAL, fake_slack, mention, settings_for, with_channels
+from tests.bot.harness import GENERAL, fake_slack, mention, socket_settings, with_channels
 from tests.postgres_server import PostgresServer
 
 TS = "1610241741.000300"
@@ -32,9 +30,7 @@ def test_socket_mode_refuses_while_the_store_is_down_and_answers_slacks_last_try
         async with fake_slack() as slack:
             payload = mention("how do I roll back a deploy?", channel=GENERAL, ts=TS,
                               event_id="EvDOWN", bot_user_id=slack.bot_user_id)  # fmt: skip
-            settings = settings_for(slack).model_copy(
-                update={"slack_app_token": SecretStr(slack.app_token), "slack_signing_secret": None}
-            )
+            settings = socket_settings(slack)
             await asyncio.to_thread(private_postgres.stop)
             with LogSignal("docbot.serve", "left for Slack to deliver again") as refused:
                 server = asyncio.create_task(run_serve(config, settings, answerer, store, port=0))

@@ -18,9 +18,10 @@ from benchmarks.dev_questions import CORPORA, SETS, Question, load_questions, sp
 HERE = Path(__file__).resolve().parent
 CORPUS_NAMES = tuple(sorted(p.stem for p in HERE.glob("*.jsonl")))  # django, httpx, peps, python
 # Who wrote an answer, so figures on a set that grew can be told apart (`--batch`): a line without
-# a `batch` is of the first set; "s8" answers were written in session 8, over all four corpora.
+# a `batch` is of the first set; "s8" answers were written in session 8, "s9" in session 9 (by a
+# writer who had not read the verifier), both over all four corpora.
 FIRST_BATCH = "first"
-BATCHES = (FIRST_BATCH, "s8")
+BATCHES = (FIRST_BATCH, "s8", "s9")
 
 # How a faithful claim says what its quotes say.
 STYLES = (
@@ -45,6 +46,11 @@ STYLES = (
     "code_args",  # a call with its arguments in code (`foo(bar=1)`)
     "two_items",  # one claim quoting sentences of two different evidence items
     "rest_roles",  # reST markup kept in the claim (:func:`x`, ``literal``, :setting:`X`)
+    "numbered",  # numbered steps in one claim ("1. Create ... 2. Pass it ...")
+    "note_that",  # a "Note that ..." sentence, or a short answer ("No.") before one
+    "caveat",  # a short caveat sentence ("One caveat: ...", "Ojo: ...")
+    "comparison",  # two options set side by side ("Unlike X, which ..., Y ...")
+    "two_files",  # one claim quoting sentences of two different files
 )
 # How an unfaithful claim goes wrong while still quoting real evidence.
 UNFAITHFUL = (

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from benchmarks.model_answers.answers import BATCHES, CORPUS_NAMES, FIRST_BATCH, load_answers
 
 
@@ -21,8 +23,9 @@ def test_a_line_without_a_batch_is_of_the_first_set() -> None:
     assert first and first[0].id == "hx01.f"
 
 
-def test_the_s8_batch_holds_answers_on_both_splits_over_every_corpus() -> None:
-    s8 = [a for corpus in CORPUS_NAMES for a in load_answers(corpus, batches=("s8",))]
-    assert {a.corpus for a in s8} == set(CORPUS_NAMES)
-    splits = Counter(a.split for a in s8)
+@pytest.mark.parametrize("batch", ["s8", "s9"])
+def test_a_session_batch_holds_answers_on_both_splits_over_every_corpus(batch: str) -> None:
+    answers = [a for corpus in CORPUS_NAMES for a in load_answers(corpus, batches=(batch,))]
+    assert {a.corpus for a in answers} == set(CORPUS_NAMES)
+    splits = Counter(a.split for a in answers)
     assert splits["train"] and splits["test"], splits

@@ -7,7 +7,8 @@ asserts issue 9's targets (figures.TARGET_*) where the verifier meets them, else
 Each batch is replayed and held to floors of its own: the first batch's were measured on it, and
 s8's (answers over all four corpora, in shapes the first did not have, far from the targets) on
 this small index, where its quotes miss the packet more often than on the full indexes that
-`python -m benchmarks.model_answers --split test --batch s8` measures.
+`python -m benchmarks.model_answers --split test --batch s8` measures; s9's (written in session 9
+by someone who had not read the verifier) likewise.
 """
 
 from __future__ import annotations
@@ -74,6 +75,25 @@ FLOORS = {
             "negation_removed": 0.75,  # 6/8
         },
         not_replayed=0.10,  # 22/234
+    ),
+    # Batch s9 on main 7389843 (both APIs, this small index; written without reading the
+    # verifier, its test misses not read): today's figures, so a regression fails here. 12 of
+    # its 96 claims miss the packet here (pe23's Spanish question, on BM25 alone), none on the
+    # full indexes.
+    "s9": Floors(
+        faithful_kept=0.69,  # 30/42
+        intact=0.15,  # 2/12
+        dropped={
+            "invented_parameter": TARGET_DROPPED,  # 8/8
+            "wrong_evidence": TARGET_DROPPED,  # 4/4
+            "outside_knowledge": TARGET_DROPPED,  # 6/6
+            "changed_number": TARGET_DROPPED,  # 8/8
+            "spelled_count": TARGET_DROPPED,  # 4/4
+            "bool_swapped": TARGET_DROPPED,  # 2/2
+            "negation_added": TARGET_DROPPED,  # 6/6
+            "negation_removed": 0.45,  # 2/4
+        },
+        not_replayed=0.15,  # 12/96
     ),
 }
 

@@ -112,7 +112,10 @@ def _is_path(token: str) -> bool:
 
 
 def appears(token: str, evidence: str) -> bool:
-    """`token` occurs in `evidence` as a whole token: `30` is not in `300`, `max` not in `max_x`."""
+    """`token` occurs in `evidence` as a whole token: `30` is not in `300`, `max` not in `max_x`.
+    An empty token (what quote form leaves of a span of markup alone, `**`) occurs nowhere."""
+    if not token:
+        return False
     if not (token[0].isalnum() or token[0] == "_" or token[-1].isalnum() or token[-1] == "_"):
         return token in evidence
     left = r"(?<![\d])(?<!\d[.,])" if token[0].isdigit() else r"(?<!\w)" if _wordy(token[0]) else ""

@@ -250,8 +250,8 @@ def _without_quoted_code(claim: str, quoted: str) -> str:
 
     def blank(match: re.Match[str]) -> str:
         code = match.group().strip("`").strip()
-        written = quote_form(code)  # "" for a span of markup alone (`**`, `_`)
-        if not written or is_number_token(code) or not appears(written, formed):
+        written = quote_form(code)  # "" for a span of markup alone (`**`): appears nowhere
+        if is_number_token(code) or not appears(written, formed):
             return match.group()
         return _CODE_NUMBER.sub(" ", match.group())
 

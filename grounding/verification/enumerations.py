@@ -90,6 +90,10 @@ def list_counts(claim: str, lengths: Sequence[int]) -> frozenset[str]:
 # by commas, the last by "and" or "or" ("For headers, query parameters and cookies, ...").
 _WORDS = r"[^\W\d_][\w-]*(?:[ \t]+[^\W\d_][\w-]*){0,2}"
 _PROSE_LIST = re.compile(rf"{_WORDS}(?:,[ \t]*{_WORDS}){{1,3}},?[ \t]+(?:and|or)[ \t]+{_WORDS}")
+# A run of word characters longer than any word of a list (a key, a hash, a data URI): the
+# scan tried it from each of its letters, quadratic in its length (24 s of CPU for a quoted
+# run of 50,000), and no list item is in it.
+_NO_WORD = re.compile(r"[\w-]{65,}")
 # Words before a count that points back at things already named ("only those three", "all
 # four"): such a count has no noun of its own, it counts a list.
 _POINTING = folded_words("those these all")
@@ -98,16 +102,20 @@ _POINTING = folded_words("those these all")
 def pointed_counts(claim: Sequence[str], quoted: str) -> frozenset[str]:
     """The counts of the claim's terms that point back ("those three are merged": after a
     demonstrative, no content word after them) and are the length of a list the quoted
-    evidence writes out in prose."""
-    lengths = {str(len(list_items(m.group()))) for m in _PROSE_LIST.finditer(quoted)}
-    return frozenset(
+    evidence writes out in prose. The quote's lists are read only for a claim that has one."""
+    pointing = {
         term
         for i, term in enumerate(claim)
-        if term in lengths
-        and i > 0
+        if i > 0
         and claim[i - 1] in _POINTING
         and (i + 1 == len(claim) or not is_content(claim[i + 1]))
-    )
+    }
+    if not pointing:
+        return frozenset()
+    lengths = {
+        str(len(list_items(m.group()))) for m in _PROSE_LIST.finditer(_NO_WORD.sub(" ", quoted))
+    }
+    return frozenset(pointing & lengths)
 
 
 def list_items(text: str) -> list[str]:

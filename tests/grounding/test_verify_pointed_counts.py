@@ -5,6 +5,11 @@ checked. Made-up sentences, no benchmark item."""
 
 from __future__ import annotations
 
+import pytest
+
+from grounding.verification import enumerations
+from grounding.verification.anchors import terms
+from grounding.verification.enumerations import pointed_counts
 from tests.grounding.support_checks import dropped, kept
 
 GLAZES = (
@@ -24,3 +29,23 @@ def test_a_count_of_another_length_or_with_a_noun_is_dropped() -> None:
     dropped(
         "Only three pieces have their glazes mixed; every other piece keeps its own glaze.", GLAZES
     )
+
+
+def test_the_quotes_lists_are_read_only_for_a_claim_pointing_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Reading a quote's prose lists scans all of it; a claim with no "those three" needs none.
+    read: list[str] = []
+    real = enumerations.list_items
+    monkeypatch.setattr(enumerations, "list_items", lambda text: read.append(text) or real(text))
+    assert pointed_counts(terms("The glazes of cups are mixed."), GLAZES) == frozenset()
+    assert read == []
+    assert pointed_counts(terms("Only those three are mixed."), GLAZES) == {"3"}
+    assert read == ["For cups, bowls and plates"]
+
+
+def test_a_run_too_long_for_a_word_holds_no_list_item() -> None:
+    # A key or a data URI beside the list is no item of it; the list is still read.
+    key = "ab1_" * 40
+    quoted = f"For cups, bowls and plates, use the key {key}, {key} and {key}."
+    assert pointed_counts(terms("Only those three are mixed."), quoted) == {"3"}

@@ -121,12 +121,16 @@ def _states_a_need(evidence: Sequence[str], needed: str | None) -> bool:
 # Prefixes that negate the word they start: "unlimited", "invalid", "nonblocking".
 _PRIVATIVES = ("un", "in", "im", "non", "non-")
 _ZERO = "0"  # anchors.terms' spelling of "zero" and "0"
+# A state's verb: "is not locked" is "is unlocked", but "does not lock" is no "unlocks" (the
+# prefix of a verb undoes what the verb does, it does not deny it).
+_STATE = folded_words("is are was were be been being am")
 
 
 def _said_otherwise(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bool:
     """The claim's negation `i` says what the evidence says with a prefix or a zero: "not
-    limited" is "unlimited" and "no arguments" is "zero arguments", where the evidence word
-    shares a word next to it with the claim's negation (in NEGATION_WINDOW)."""
+    limited" is "unlimited" (a state: "be" next to the negation) and "no arguments" is "zero
+    arguments", where the evidence word shares a word next to it with the claim's negation (in
+    NEGATION_WINDOW)."""
     negated = content_after(claim, i, 1)
     if not negated:
         return False
@@ -135,6 +139,8 @@ def _said_otherwise(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bo
         spots = [
             j for j in range(1, len(evidence)) if evidence[j] == word and evidence[j - 1] == _ZERO
         ]
+    elif not _STATE & {*claim[i - 1 : i], *claim[i + 1 : i + 2]}:
+        return False
     else:
         stems = {_SNOWBALL(prefix + word) for prefix in _PRIVATIVES}
         spots = [j for j, other in enumerate(evidence) if _SNOWBALL(other) in stems]

@@ -25,3 +25,15 @@ def test_a_negation_of_other_words_is_still_dropped() -> None:
     dropped("The kiln token isn't limited after a restart.", KILN)
     dropped("The spoon hook is not called when the pot boils.", SPOON)
     dropped("The spoon hook is called with no pot when it boils.", SPOON)
+
+
+VALVE = "The cleanup step unlocks the valve. The valve is unlocked after a flush."
+
+
+def test_a_prefix_that_reverses_a_verb_is_no_negation_of_it() -> None:
+    # "unlocks the valve" undoes a locking, it does not say "does not lock": a claim's "not"
+    # before a verb is said with a prefix only of a state ("is not locked" of "is unlocked").
+    dropped("The cleanup step does not lock the valve.", VALVE)
+    dropped("The cleanup step doesn't lock the valve.", VALVE)
+    kept("The valve is not locked after a flush.", VALVE)
+    kept("After a flush the valve isn't locked.", VALVE)

@@ -86,6 +86,11 @@ _HAVE = folded_words("have has had")
 _TO = fold_word("to")
 _NEED_STATED = _NEEDS | folded_words("requirement must should necessarily")
 _INSTRUCTING = frozenset(("",)) | folded_words("you")  # a sentence's start, or "you"
+# An imperative may open on one of these adverbs ("Always call ...", "Then call ..."), or be
+# urged with "to" after one of the urging words ("Remember to call ...", "Be sure to ...", "It
+# is important to ...", "Don't forget to ..."): each tells the reader to do it.
+_OPENING_ADVERBS = folded_words("always please first then also just simply now")
+_URGING = folded_words("remember sure important recommended essential forget")
 
 
 def _denies_a_need(claim: Sequence[str], i: int) -> bool:
@@ -108,14 +113,26 @@ def _needed(claim: Sequence[str], i: int) -> str | None:
 def _states_a_need(evidence: Sequence[str], needed: str | None) -> bool:
     """The evidence says something is needed (a need word, or "have to" / "has to"), or tells
     the reader to do what the claim says is not needed ("Call `setup()` first." for "you don't
-    need to call `setup()`"): an instruction, its verb opening a sentence or after "you", is a
-    need in other words ("The loom picks it" is no instruction to pick it)."""
+    need to call `setup()`"): an instruction (_instructs) is a need in other words ("The loom
+    picks it" is no instruction to pick it)."""
     if _NEED_STATED & set(evidence):
         return True
-    pairs = list(itertools.pairwise(("", *evidence)))
-    if needed is not None and any(b == needed and a in _INSTRUCTING for a, b in pairs):
+    if needed is not None and any(
+        _instructs(evidence, j) for j, term in enumerate(evidence) if term == needed
+    ):
         return True
-    return any(a in _HAVE and b == _TO for a, b in pairs)
+    return any(a in _HAVE and b == _TO for a, b in itertools.pairwise(evidence))
+
+
+def _instructs(evidence: Sequence[str], j: int) -> bool:
+    """The verb `j` of the evidence is an imperative: it opens its sentence, or follows "you",
+    an opening adverb at its sentence's start ("Always call ...") or an urging "to"."""
+    before = ["", "", *evidence[:j]][-2:]
+    if before[1] in _INSTRUCTING:
+        return True
+    if before[1] in _OPENING_ADVERBS and before[0] in _INSTRUCTING:
+        return True
+    return before[1] == _TO and before[0] in _URGING
 
 
 # Prefixes that negate the word they start: "unlimited", "invalid", "nonblocking".

@@ -33,3 +33,27 @@ INSTRUCTED = "Oil the loom before the first weave of the day."
 def test_a_need_the_evidence_gives_as_an_instruction_may_not_be_denied() -> None:
     dropped("You don't have to oil the loom before the first weave of the day.", INSTRUCTED)
     dropped("The loom doesn't need oiling before the first weave of the day.", INSTRUCTED)
+
+
+def test_an_instruction_opened_by_an_adverb_or_an_urging_may_not_be_denied() -> None:
+    # An imperative may open on an adverb ("Always oil ...", "Then oil ...") or be urged with
+    # "to" ("Remember to oil ...", "Be sure to ...", "It is important to ..."): each tells the
+    # reader to do it, as "Oil the loom ..." does.
+    claim = "You don't have to oil the loom before the first weave of the day."
+    for evidence in (
+        "Always oil the loom before the first weave of the day.",
+        "Then oil the loom before the first weave of the day.",
+        "Please oil the loom before the first weave of the day.",
+        "Remember to oil the loom before the first weave of the day.",
+        "Be sure to oil the loom before the first weave of the day.",
+        "It is important to oil the loom before the first weave of the day.",
+    ):
+        dropped(claim, evidence)
+
+
+def test_an_adverb_inside_a_description_is_no_instruction() -> None:
+    # "The weaver always oils the loom": who does it is said, the reader is told nothing.
+    kept(
+        "You don't have to oil the loom before the first weave: the weaver always oils it.",
+        "The weaver always oils the loom before the first weave of the day.",
+    )

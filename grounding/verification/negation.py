@@ -18,7 +18,7 @@ from grounding.verification.anchors import (
 )
 from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, SnowballStemmer, fold_word, folded_words
-from retrieval.text.markup import CODE_SPAN
+from retrieval.text.markup import CODE_SPAN, code_spans
 
 # These reaches are set by hand from how English phrases a negation, not fit by
 # benchmarks/verifier_fit.py (it fits only coverage.py's thresholds).
@@ -287,9 +287,26 @@ _CODE = re.compile(CODE_SPAN)
 _CODE_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|cannot)\b", re.IGNORECASE)
 
 
-def code_negations(text: str) -> frozenset[str]:
-    """The negations written inside the code spans of `text`."""
-    return frozenset(t for span in _CODE.findall(text) for t in terms(span) if t in NEGATIONS)
+def code_negations(text: str, quoted: str = "") -> frozenset[str]:
+    """The negations written inside the code spans of `text`, but those of a span `quoted`
+    writes itself: a quote's negation beside the name ("`Lid.NEVER` never closes the lid") is
+    said of it, not the name's own."""
+    return frozenset(
+        term
+        for span in code_spans(text)
+        if not (quoted and span.strip() in quoted)
+        for term in terms(span)
+        if term in NEGATIONS
+    )
+
+
+def without_names(quoted: str, claim: str) -> str:
+    """`quoted` without the code spans of `claim` it writes itself (`.ShowFacets.NEVER`): the
+    negation words of a name are no negation of the quote; those beside it are."""
+    for span in sorted({span.strip() for span in code_spans(claim)}, key=len, reverse=True):
+        if span:
+            quoted = quoted.replace(span, " ")
+    return quoted
 
 
 def without_code_negations(text: str) -> str:

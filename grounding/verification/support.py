@@ -42,6 +42,7 @@ from grounding.verification.negation import (
     dropped_negation,
     negation_disagrees,
     without_code_negations,
+    without_names,
 )
 from grounding.verification.numbers import chinese_in_digits, spanish_numbers
 from grounding.verification.quantities import bare_unit_problem, unit_problem
@@ -329,9 +330,14 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
     if stated is not None:
         return f"the claim's lead denies {stated!r}, which the quoted evidence states"
     # The "Not" of a "Not ...:" lead denies the lead's words: it keeps a negation of the quote.
-    denying, named = terms(_unmarked(claim)), code_negations(claim)
+    # A negation word in code is a name (`--no-verify`, `Facets.NEVER`): in the claim it is no
+    # negation of the claim's prose, in a quote writing that name none of the quote's; the
+    # claim's name keeps a quote's negation describing the option in prose ("Never show
+    # facets."), not one beside the name the quote writes ("`Facets.NEVER` never shows ...").
+    denying = terms(_unmarked(without_code_negations(claim)))
     for clause in support.clauses:
-        negated = dropped_negation(denying, clause, named)
+        named = code_negations(claim, clause)
+        negated = dropped_negation(denying, without_names(clause, claim), named)
         if negated is not None:
             return f"the quoted evidence negates {negated!r} and the claim does not"
     return None

@@ -47,3 +47,24 @@ def test_a_negation_in_code_adds_none() -> None:
     verification = verify_quoting(packet, claim, "Never close the lid.", "The pot then stays open.")
     assert verification.claims, verification.dropped
     dropped("With `Cover.SHUT` the pot does not stay open.", "``Cover.SHUT``: the pot stays open.")
+
+
+def test_a_negation_in_code_keeps_none_of_the_prose() -> None:
+    # The claim's `--no-lid` names an option; its "no" is no negation of the claim's "closes",
+    # which the quote's "does not close" denies. Nor does a name keep a negation the quote
+    # writes beside that very name ("``Lid.NEVER`` never closes the lid").
+    flag = "Pass ``--no-lid``: the pot does not close the lid."
+    claim = "Pass `--no-lid` and the pot closes the lid."
+    assert not verify_quoting(one_item_packet(flag), claim, flag).claims
+    never = "``Lid.NEVER`` never closes the lid."
+    claim = "`Lid.NEVER` closes the lid."
+    assert not verify_quoting(one_item_packet(never), claim, never).claims
+    kept_claim = "`Lid.NEVER` never closes the lid."
+    assert verify_quoting(one_item_packet(never), kept_claim, never).claims
+
+
+def test_a_name_the_quote_writes_holds_no_negation_of_the_quote() -> None:
+    # The quote's own ``Lid.NEVER`` is a name: its "never" denies nothing the claim says.
+    quote = "Set ``mode`` to ``Lid.NEVER`` to keep the lid open for good."
+    claim = "Setting `mode` to `Lid.NEVER` keeps the lid open for good."
+    assert verify_quoting(one_item_packet(quote), claim, quote).claims

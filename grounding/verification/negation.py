@@ -18,7 +18,6 @@ from grounding.verification.anchors import (
 )
 from grounding.verification.bounds import opens_bound
 from retrieval.text import NEGATIONS, SnowballStemmer, fold_word, folded_words
-from retrieval.text.markup import CODE_SPAN, code_spans
 
 # These reaches are set by hand from how English phrases a negation, not fit by
 # benchmarks/verifier_fit.py (it fits only coverage.py's thresholds).
@@ -279,52 +278,12 @@ _ELLIPTIC_CONDITION = re.compile(
 _ALTERNATIVES = folded_words("or otherwise else unless")
 
 
-# A negation word inside a code span of the claim (`Facets.NEVER`, `--no-cache`): the claim
-# names the option a quote's negation describes ("Never show facets.").
-_CODE = re.compile(CODE_SPAN)
-
-
-_CODE_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|cannot)\b", re.IGNORECASE)
-
-
-def code_negations(text: str, quoted: str = "") -> frozenset[str]:
-    """The negations written inside the code spans of `text`, but those of a span `quoted`
-    writes itself: a quote's negation beside the name ("`Lid.NEVER` never closes the lid") is
-    said of it, not the name's own."""
-    return frozenset(
-        term
-        for span in code_spans(text)
-        if not (quoted and span.strip() in quoted)
-        for term in terms(span)
-        if term in NEGATIONS
-    )
-
-
-def without_names(quoted: str, claim: str) -> str:
-    """`quoted` without the code spans of `claim` it writes itself (`.ShowFacets.NEVER`): the
-    negation words of a name are no negation of the quote; those beside it are."""
-    for span in sorted({span.strip() for span in code_spans(claim)}, key=len, reverse=True):
-        if span:
-            quoted = quoted.replace(span, " ")
-    return quoted
-
-
-def without_code_negations(text: str) -> str:
-    """`text` with each negation word inside a code span written as a name ("nevercode"): a
-    name is checked verbatim as code (identifiers.py), it adds no negation to the claim."""
-    return _CODE.sub(lambda span: _CODE_NEGATION.sub(_as_name, span.group()), text)
-
-
-def _as_name(word: re.Match[str]) -> str:
-    return f"{word.group()}code"
-
-
 def dropped_negation(
     claim: Sequence[str], quoted: str, named: frozenset[str] = frozenset()
 ) -> str | None:
     """The word a negation of the quote's clause `quoted` negates, when the claim states that
     word with no negation near it; None when the claim keeps every negation or does not say the
-    word. A negation the claim's code holds (`named`, code_negations) is kept by that name."""
+    word. A negation the claim's code holds (`named`, code_names.py) is kept by that name."""
     said = set(claim)
     if _ALTERNATIVES & said:
         quoted = _ELLIPTIC_CONDITION.sub(" ", quoted)

@@ -20,6 +20,11 @@ from grounding.verification.antonyms import (
 from grounding.verification.attributions import attribution_problem
 from grounding.verification.bindings import binding_problem, partitive_problem
 from grounding.verification.bounds import bound_problem, range_problem
+from grounding.verification.code_names import (
+    code_negations,
+    without_code_negations,
+    without_names,
+)
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
 from grounding.verification.directives import readable
@@ -37,12 +42,9 @@ from grounding.verification.identifiers import (
 from grounding.verification.language import in_other_language
 from grounding.verification.negation import (
     added_negation,
-    code_negations,
     denied_but_stated,
     dropped_negation,
     negation_disagrees,
-    without_code_negations,
-    without_names,
 )
 from grounding.verification.numbers import chinese_in_digits, spanish_numbers
 from grounding.verification.quantities import bare_unit_problem, unit_problem

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import re
 
-from grounding.verification.anchors import terms
 from retrieval.text import NEGATIONS
 from retrieval.text.markup import CODE_SPAN, code_spans
 
-# A negation word inside a code span of the claim (`Facets.NEVER`, `--no-cache`): the claim
-# names the option a quote's negation describes ("Never show facets.").
 _CODE = re.compile(CODE_SPAN)
-
-
-_CODE_NEGATION = re.compile(r"\b(?:not|no|never|nor|without|cannot)\b", re.IGNORECASE)
+# A negation word of code, one reading for every rule here: a word of NEGATIONS between
+# anything but letters and digits (`Facets.NEVER`, `--no-cache`, `no_proxy`, `cannot_retry`;
+# not `notify`). "none" is left out: `None` in code is a value (anchors.py), not a name.
+_CODE_NEGATION = re.compile(
+    rf"(?<![^\W_])(?:{'|'.join(sorted(NEGATIONS - {'none'}, key=len, reverse=True))})(?![^\W_])",
+    re.IGNORECASE,
+)
 
 
 def code_negations(text: str, quoted: str = "") -> frozenset[str]:
@@ -24,20 +25,20 @@ def code_negations(text: str, quoted: str = "") -> frozenset[str]:
     writes itself: a quote's negation beside the name ("`Lid.NEVER` never closes the lid") is
     said of it, not the name's own."""
     return frozenset(
-        term
+        word.group().casefold()
         for span in code_spans(text)
         if not (quoted and span.strip() in quoted)
-        for term in terms(span)
-        if term in NEGATIONS
+        for word in _CODE_NEGATION.finditer(span)
     )
 
 
 def without_names(quoted: str, claim: str) -> str:
-    """`quoted` without the code spans of `claim` it writes itself (`.ShowFacets.NEVER`): the
-    negation words of a name are no negation of the quote; those beside it are."""
-    for span in sorted({span.strip() for span in code_spans(claim)}, key=len, reverse=True):
-        if span:
-            quoted = quoted.replace(span, " ")
+    """`quoted` without the code spans of `claim` holding a negation word that it writes itself
+    (`.ShowFacets.NEVER`): the negation words of a name are no negation of the quote; those
+    beside it are, and a name with none (`None`) stays a word of the quote."""
+    spans = {span.strip() for span in code_spans(claim) if _CODE_NEGATION.search(span)}
+    for span in sorted(spans, key=len, reverse=True):
+        quoted = quoted.replace(span, " ")
     return quoted
 
 

@@ -68,3 +68,14 @@ def test_a_name_the_quote_writes_holds_no_negation_of_the_quote() -> None:
     quote = "Set ``mode`` to ``Lid.NEVER`` to keep the lid open for good."
     claim = "Setting `mode` to `Lid.NEVER` keeps the lid open for good."
     assert verify_quoting(one_item_packet(quote), claim, quote).claims
+
+
+def test_none_in_code_is_a_value_and_a_negation_joined_by_underscore_a_name() -> None:
+    # `None` names no option: the quote's "not `None`" stays its negation. `no_lid` and
+    # `cannot_close` are names as `--no-lid` is: no negation the claim adds.
+    loop = "The pot keeps boiling while the lid is not ``None``."
+    said = "The pot keeps boiling while the lid is `None`."
+    assert not verify_quoting(one_item_packet(loop), said, loop).claims
+    flag = "Set ``no_lid`` to leave the pot open while it boils."
+    said = "Setting `no_lid` leaves the pot open while it boils."
+    assert verify_quoting(one_item_packet(flag), said, flag).claims

@@ -49,33 +49,32 @@ def test_a_negation_in_code_adds_none() -> None:
     dropped("With `Cover.SHUT` the pot does not stay open.", "``Cover.SHUT``: the pot stays open.")
 
 
+def _kept_quoting_itself(quote: str, claim: str) -> bool:
+    """The claim is kept quoting the whole of a one-item packet holding `quote` alone."""
+    return bool(verify_quoting(one_item_packet(quote), claim, quote).claims)
+
+
 def test_a_negation_in_code_keeps_none_of_the_prose() -> None:
     # The claim's `--no-lid` names an option; its "no" is no negation of the claim's "closes",
     # which the quote's "does not close" denies. Nor does a name keep a negation the quote
     # writes beside that very name ("``Lid.NEVER`` never closes the lid").
     flag = "Pass ``--no-lid``: the pot does not close the lid."
-    claim = "Pass `--no-lid` and the pot closes the lid."
-    assert not verify_quoting(one_item_packet(flag), claim, flag).claims
+    assert not _kept_quoting_itself(flag, "Pass `--no-lid` and the pot closes the lid.")
     never = "``Lid.NEVER`` never closes the lid."
-    claim = "`Lid.NEVER` closes the lid."
-    assert not verify_quoting(one_item_packet(never), claim, never).claims
-    kept_claim = "`Lid.NEVER` never closes the lid."
-    assert verify_quoting(one_item_packet(never), kept_claim, never).claims
+    assert not _kept_quoting_itself(never, "`Lid.NEVER` closes the lid.")
+    assert _kept_quoting_itself(never, "`Lid.NEVER` never closes the lid.")
 
 
 def test_a_name_the_quote_writes_holds_no_negation_of_the_quote() -> None:
     # The quote's own ``Lid.NEVER`` is a name: its "never" denies nothing the claim says.
     quote = "Set ``mode`` to ``Lid.NEVER`` to keep the lid open for good."
-    claim = "Setting `mode` to `Lid.NEVER` keeps the lid open for good."
-    assert verify_quoting(one_item_packet(quote), claim, quote).claims
+    assert _kept_quoting_itself(quote, "Setting `mode` to `Lid.NEVER` keeps the lid open for good.")
 
 
 def test_none_in_code_is_a_value_and_a_negation_joined_by_underscore_a_name() -> None:
-    # `None` names no option: the quote's "not `None`" stays its negation. `no_lid` and
-    # `cannot_close` are names as `--no-lid` is: no negation the claim adds.
+    # `None` names no option: the quote's "not `None`" stays its negation. `no_lid` is a name
+    # as `--no-lid` is: no negation the claim adds.
     loop = "The pot keeps boiling while the lid is not ``None``."
-    said = "The pot keeps boiling while the lid is `None`."
-    assert not verify_quoting(one_item_packet(loop), said, loop).claims
+    assert not _kept_quoting_itself(loop, "The pot keeps boiling while the lid is `None`.")
     flag = "Set ``no_lid`` to leave the pot open while it boils."
-    said = "Setting `no_lid` leaves the pot open while it boils."
-    assert verify_quoting(one_item_packet(flag), said, flag).claims
+    assert _kept_quoting_itself(flag, "Setting `no_lid` leaves the pot open while it boils.")

@@ -157,6 +157,13 @@ class EventLedger(Protocol):
         """Give `owner`'s unfinished lease up now, so the next delivery may take it at once."""
         ...
 
+    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+        """Hold `owner`'s unfinished claim for `seconds` from now, renewed no further: until then
+        a claim finds it BUSY and `resumable` passes it by; then it lapses (TAKEN_OVER, or UNSURE
+        if it was posting, as before). Only when it then lapses within `within_seconds` of its
+        first claim; False (nothing changed) when it would not, or when it is not `owner`'s."""
+        ...
+
 
 # --- answer log --------------------------------------------------------------------------------
 

@@ -113,6 +113,10 @@ class PostgresAnswerStore:
         now = self._clock()
         self._db.run(lambda c: ledger.release(c, key, owner, now))
 
+    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+        until = self._clock() + seconds
+        return self._db.run(lambda c: ledger.defer(c, key, owner, until, within_seconds))
+
     # --- answer log ----------------------------------------------------------------------
 
     def save_answer(self, record: AnswerRecord) -> int:

@@ -119,6 +119,21 @@ async def release(conn: AsyncConnection, key: ClaimKey, owner: str, now: float) 
     await _update_held(conn, key, owner, "expires = :now", {"now": now})
 
 
+async def defer(
+    conn: AsyncConnection, key: ClaimKey, owner: str, until: float, within: float
+) -> bool:
+    # The window is checked on the row the update locks, as every held-claim change is.
+    table, where, params = _where(key)
+    row = await conn.execute(
+        text(
+            f"UPDATE {table} SET expires = :until WHERE {where} AND owner = :owner "
+            f"AND state <> '{_DONE}' AND seen + :within >= :until RETURNING 1"
+        ),
+        {**params, "until": until, "within": within, "owner": owner},
+    )
+    return row.first() is not None
+
+
 async def _update_held(
     conn: AsyncConnection, key: ClaimKey, owner: str, assignments: str, values: dict[str, Any]
 ) -> bool:

@@ -105,6 +105,11 @@ class SQLiteAnswerStore:
         with self._write() as conn:
             ledger.release(conn, key, owner, self._clock())
 
+    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+        with self._write() as conn:
+            until = self._clock() + seconds
+            return ledger.defer(conn, key, owner, until, within_seconds)
+
     # --- answer log ----------------------------------------------------------------------
 
     def save_answer(self, record: AnswerRecord) -> int:

@@ -95,6 +95,16 @@ def release(conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float) -> 
     )
 
 
+def defer(conn: sqlite3.Connection, key: ClaimKey, owner: str, until: float, within: float) -> bool:
+    table, where, params = _where(key)
+    cursor = conn.execute(
+        f"UPDATE {table} SET expires = ? WHERE {where} AND owner = ? AND state != ? "
+        "AND seen + ? >= ?",
+        (until, *params, owner, _DONE, within, until),
+    )
+    return cursor.rowcount == 1
+
+
 def resumable(
     conn: sqlite3.Connection, now: float, window: float, limit: int
 ) -> tuple[Resumable, ...]:

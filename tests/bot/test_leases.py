@@ -41,6 +41,9 @@ class RenewalSignal:
     def release(self, key: ClaimKey, owner: str) -> None:
         self.inner.release(key, owner)
 
+    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+        return self.inner.defer(key, owner, seconds, within_seconds)
+
 
 def test_lease_owner_is_pid_and_a_token_unique_per_process() -> None:
     first, second = process_owner(), process_owner()

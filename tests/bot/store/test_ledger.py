@@ -172,3 +172,35 @@ def test_ledger_an_event_claimed_with_its_delivery_is_resumable_after_its_owner_
     assert again.claim(EventKey("Ev1"), B) is Claim.TAKEN_OVER
     again.finish(EventKey("Ev1"))
     assert [r.key for r in again.resumable(600, 10)] == [mention]
+
+
+def test_ledger_deferred_claim_is_held_until_its_time_then_taken_over_as_it_was(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    """A takeover Slack asked to wait (a Retry-After) defers: busy and not resumable until then,
+    then lapsed, still UNSURE if its first owner began posting."""
+    assert store.claim(KEY, A, "{}") is Claim.NEW
+    assert store.begin_post(KEY, A)
+    clock.now += LEASE_SECONDS + 1
+    assert store.claim(KEY, B) is Claim.UNSURE
+    assert not store.defer(KEY, A, 60, 900)  # not A's any more
+    assert store.defer(KEY, B, 60, 900)
+    clock.now += LEASE_SECONDS + 1  # past a lease: still held
+    assert store.claim(KEY, A) is Claim.BUSY and store.resumable(900, 10) == ()
+    clock.now += 60 - LEASE_SECONDS
+    assert [r.key for r in store.resumable(900, 10)] == [KEY]
+    assert store.claim(KEY, A) is Claim.UNSURE  # the reply may still be out: look again
+    store.finish(KEY, "2.0")
+    assert not store.defer(KEY, A, 60, 900)  # done is final
+    assert store.claim(KEY, B) is Claim.DONE
+
+
+def test_ledger_defer_refuses_to_end_past_its_window(store: AnswerStore, clock: FakeClock) -> None:
+    assert store.claim(KEY, A, "{}") is Claim.NEW
+    clock.now += 800
+    assert store.renew(KEY, A)
+    assert not store.defer(KEY, A, 101, 900)  # would lapse 901 s after the first claim
+    assert store.claim(KEY, B) is Claim.BUSY  # unchanged: A's lease, renewed just now
+    assert store.defer(KEY, A, 100, 900)  # lapses exactly at the window's end
+    clock.now += 100
+    assert store.claim(KEY, B) is Claim.TAKEN_OVER

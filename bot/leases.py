@@ -24,6 +24,15 @@ log = logging.getLogger("docbot.slack")
 # Three renewals per lease: a run survives two missed ones (a stalled loop, a busy database)
 # and is taken over only once its process is gone (contract.LEASE_SECONDS says why 30 s).
 RENEW_EVERY_SECONDS = LEASE_SECONDS / 3
+# How often serve looks for lapsed claims to resume (bot/resume.py).
+RESUME_EVERY_SECONDS = RENEW_EVERY_SECONDS
+# Slack's own retries end about five minutes after the first delivery; a question unanswered
+# for longer than this is left alone, since an answer that late is more puzzling than
+# useful, and a reply that keeps failing must not be retried for days.
+RESUME_WINDOW_SECONDS = 15 * 60
+# A claim deferred (Lease.defer) lapses at the latest this long after its first claim, so the
+# sweep after it still finds it inside RESUME_WINDOW_SECONDS.
+DEFER_WITHIN_SECONDS = RESUME_WINDOW_SECONDS - RESUME_EVERY_SECONDS
 
 
 def process_owner() -> str:
@@ -97,6 +106,24 @@ class Lease:
         left open, the claim lapses after its lease, and its next owner, taking it over, looks
         for the post before making it."""
         self.left_open = True
+
+    async def defer(self, seconds: float) -> bool:
+        """Before this run begins: hold the claim out of every run's reach for `seconds` (a
+        redelivery finds it busy, no sweep resumes it), then let it lapse for the next sweep to
+        resume; for a question that cannot be answered safely before then (Slack asked docbot
+        to wait that long). False when the claim is not this run's, or when it would lapse past
+        DEFER_WITHIN_SECONDS of its first claim: then it must be answered now or never.
+
+        A store that cannot be reached leaves the claim as it was, held for a lease from now:
+        it lapses on its own, and is resumed once the store is back (True)."""
+        if self.unclaimed:
+            return False
+        try:
+            return await asyncio.to_thread(
+                self._ledger.defer, self.key, self._owner, seconds, DEFER_WITHIN_SECONDS
+            )
+        except StoreUnavailable:
+            return True
 
     async def begin_post(self) -> bool:
         """Whether this run may post: False when another owner took the claim over, or when the

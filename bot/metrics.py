@@ -53,7 +53,9 @@ class Metrics:
         self.deliveries_dropped = Counter(
             "docbot_deliveries_dropped", "Question deliveries not answered (again): done (already "
             "answered), busy (another run holds it), posted (a stopped run's reply was found), "
-            "deferred (refused while the store is unreachable, for Slack to deliver again)",
+            "deferred (refused while the store is unreachable, for Slack to deliver again), "
+            "rate_limited (a takeover Slack would not let read the thread: tried after its "
+            "Retry-After)",
             ["reason"], registry=r,
         )  # fmt: skip
         self.feedback_marks = Counter(

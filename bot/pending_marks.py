@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Reaction
+from bot.leases import RESUME_WINDOW_SECONDS
 
-# As long as a question is resumed (bot/resume.py RESUME_WINDOW_SECONDS): a stream is finished,
-# or a reply marked, by then or never.
-PENDING_SECONDS = 15 * 60
+# As long as a question is resumed: a stream is finished, or a reply marked, by then or never.
+PENDING_SECONDS = RESUME_WINDOW_SECONDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from bot.render.live import stream_tail
 from bot.replies import cosmetic_client, post, unposted
 from bot.store import AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.streaming import LiveReply
-from bot.takeover import earlier_reply, finish_in_place
+from bot.takeover import Later, defer_takeover, earlier_reply, finish_in_place
 from bot.thread_context import question_scope
 from bot.working import Working
 from grounding.answer import Answer
@@ -104,7 +104,9 @@ async def claim_turn(
     Never trusts the retry header (Socket Mode says 0 on a first delivery): asks the store,
     unless `claim` says what it answered already. A run taken over first looks for the reply
     its last owner may have posted, in the answer log, then the thread: an owner that began
-    posting (UNSURE), or one that lost the store and posted without saying so (TAKEN_OVER).
+    posting (UNSURE), or one that lost the store and posted without saying so (TAKEN_OVER);
+    when Slack's rate limit keeps the thread from being read, the claim is deferred past the
+    Retry-After (bot/takeover.defer_takeover) and None returned.
     When the store cannot be reached at all the question is answered without a claim: Slack
     delivers an acknowledged event only once, so waiting would lose it."""
     key = _key(turn)
@@ -123,6 +125,11 @@ async def claim_turn(
     lease = Lease(deps.store, key, deps.owner, claim, deps.renew_every)
     if claim in (Claim.UNSURE, Claim.TAKEN_OVER):
         earlier = await earlier_reply(deps.store, client, turn)
+        if isinstance(earlier, Later):
+            if await defer_takeover(lease, turn, earlier):
+                deps.metrics.delivery_dropped("rate_limited")
+                return None
+            earlier = None
         if earlier is not None and earlier.unfinished:
             log.info("event %s: finishing the stream %s its stopped run left cut off",
                      turn.event_id, earlier.ts)  # fmt: skip

@@ -4,8 +4,9 @@ Slack delivers an event again only when it was not acknowledged, and docbot ackn
 it answers; so a question acknowledged by a process that was then killed, or whose reply could
 not be posted, would wait for a redelivery that never comes. Each claim keeps the message
 (`Turn.to_payload`); `docbot serve` looks for lapsed, unfinished claims at start-up and then
-every RESUME_EVERY_SECONDS, and answers them like a redelivery would (the ledger decides who).
-A reaction's claim keeps the reaction the same way (bot/marks.py), and is resolved likewise.
+every RESUME_EVERY_SECONDS, and answers them like a redelivery would (the ledger decides who),
+for at most RESUME_WINDOW_SECONDS after the first claim (both in bot/leases.py). A reaction's
+claim keeps the reaction the same way (bot/marks.py), and is resolved likewise.
 """
 
 from __future__ import annotations
@@ -18,18 +19,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.events import Turn
-from bot.leases import RENEW_EVERY_SECONDS
+from bot.leases import RESUME_EVERY_SECONDS, RESUME_WINDOW_SECONDS
 from bot.questions import handle_turn
 from bot.reactions import count_pending_later, handle_reaction, reaction_from_payload
 from bot.store import EventKey, Resumable, StoreUnavailable
 
 log = logging.getLogger("docbot.slack")
 
-RESUME_EVERY_SECONDS = RENEW_EVERY_SECONDS
-# Slack's own retries end about five minutes after the first delivery; a question unanswered
-# for longer than this is left alone, since an answer that late is more puzzling than
-# useful, and a reply that keeps failing must not be retried for days.
-RESUME_WINDOW_SECONDS = 15 * 60
 RESUME_BATCH = 50
 
 

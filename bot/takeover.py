@@ -1,7 +1,8 @@
 """What a run taking a question over finds its dead predecessor left in the thread: no reply (it
 answers), a finished reply (the question is answered), or a streamed reply cut off before its
 end, which the taking-over run finishes in place: the whole answer written into that message
-with chat.update, never a second reply.
+with chat.update, never a second reply. Or nothing yet: Slack's history limit turned the read
+away (Later), and the question is taken over again once Slack's Retry-After has passed.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from dataclasses import dataclass
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.events import Turn
+from bot.leases import Lease
 from bot.render import Message
 from bot.replies import Unknown, reply_message, reply_metadata, unfinished_stream
 from bot.store import AnswerRecord, AnswerStore
-from bot.webapi import SLACK_CALL_ERRORS, slack_error
+from bot.webapi import SLACK_CALL_ERRORS, retry_after, slack_error, unwaited
 
 log = logging.getLogger("docbot.slack")
 
@@ -31,17 +33,33 @@ class Earlier:
     record: AnswerRecord | None = None
 
 
-async def earlier_reply(store: AnswerStore, client: AsyncWebClient, turn: Turn) -> Earlier | None:
+@dataclass(frozen=True, slots=True)
+class Later:
+    """Slack turned the read of the thread away (HTTP 429) and the log has no reply: whether one
+    was posted is known only once Slack lets it be read, after `seconds` (its Retry-After)."""
+
+    seconds: float
+
+
+async def earlier_reply(
+    store: AnswerStore, client: AsyncWebClient, turn: Turn
+) -> Earlier | Later | None:
     """The reply a run before this one posted to `turn`, from the answer log and the thread;
-    None when there is none, or when Slack cannot tell and the log has none (answering again
-    risks a second reply, not answering risks none at all: the second is the lesser harm).
+    None when there is none, or when Slack cannot tell for another reason than its rate limit
+    and the log has none (answering again risks a second reply, not answering risks none at
+    all: the second is the lesser harm). Later when the rate limit is why: the 429 is not
+    waited out here (a Retry-After of conversations.replies can be a minute, longer than a
+    claim's lease), the caller defers the question instead.
 
     The thread is read even when the log has the reply: a streamed answer is stored under its
     message before the stream's end, and a run killed in between left it unfinished."""
     record = await asyncio.to_thread(store.posted_answer, turn.team, turn.channel, turn.ts)
     try:
-        message = await reply_message(client, turn)
-    except Unknown:
+        message = await reply_message(unwaited(client), turn)
+    except Unknown as exc:
+        wait = retry_after(exc.__cause__)
+        if wait is not None and record is None:
+            return Later(wait)
         message = None
     if message is None:
         return None if record is None else Earlier(record.reply_ts, record=record)
@@ -49,6 +67,22 @@ async def earlier_reply(store: AnswerStore, client: AsyncWebClient, turn: Turn) 
     if record is not None and record.reply_ts != ts:
         return Earlier(record.reply_ts, record=record)  # the log names the reply
     return Earlier(ts, unfinished_stream(message, turn.ts), record)
+
+
+async def defer_takeover(lease: Lease, turn: Turn, later: Later) -> bool:
+    """Leave the question to a later run, once Slack's Retry-After has passed (True, logged); or,
+    when that would end past the resume window, say so and answer now (False): a reply that may
+    show twice rather than none at all."""
+    if await lease.defer(later.seconds):
+        log.info("event %s: Slack's rate limit kept its thread from being read; taking it over "
+                 "again after the Retry-After of %.0f s", turn.event_id, later.seconds)  # fmt: skip
+        return True
+    log.warning(
+        "event %s: Slack's rate limit has kept its thread from being read, and waiting %.0f s "
+        "more would pass the window in which questions are resumed; answering again: if its "
+        "stopped run posted a reply, this one shows twice", turn.event_id, later.seconds,
+    )  # fmt: skip
+    return False
 
 
 async def finish_in_place(

@@ -18,10 +18,12 @@ answers the questions, the other gets every reaction. Scenarios:
              fake model server writes each answer over --pace seconds).
   takeover   --reactions questions whose process died after Slack posted the reply: the other
              replica takes each over and reads the thread for the reply (docbot's takeover),
-             under the limit; a read that fails after its retries means a second reply.
+             under the limit; a read turned away defers the question past its Retry-After,
+             so one question is settled per window, and a second reply means a takeover
+             answered without having read the thread.
              The posting replica is not really killed: its held posts time out after the
-             client's 30 s and then read the thread themselves, so keep --window under about
-             10 s, for the takeovers to be done by then.
+             client's 30 s and then read the thread themselves, so keep --reactions times
+             --window under about 30 s, for the takeovers to be done by then.
 
     python -m benchmarks.history_limit [--reactions 5] [--window 3] [--sweep 0.5]
                                        [--hold 1] [--pace 2]            (from the repo root)
@@ -197,7 +199,7 @@ async def _takeover(
     """--reactions questions whose replies Slack posted but whose run never heard back (held
     for good: a process killed after posting); once their leases lapse (the store's clock moved
     on), the other replica takes each over and reads the thread for the reply, under the limit.
-    A read that still fails after its retries answers again: a second reply."""
+    A takeover that answered without reading the thread shows as a second reply."""
     ahead = [0.0]
     async with _replicas(folder, "takeover", config, answerer, args.window, args.sweep,
                          lambda: time.time() + ahead[0]) as replicas:  # fmt: skip

@@ -22,7 +22,7 @@ from tests.bot.conftest import TEAM
 from tests.bot.e2e import ask, posted_ts
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.fake_slack_limits import RateLimit
-from tests.bot.harness import GENERAL, two_replicas
+from tests.bot.harness import GENERAL, RunningApp, two_replicas
 from tests.bot.store.conftest import Backend, FakeClock
 
 QUESTION_TS = "90.000100"
@@ -31,6 +31,17 @@ MINUTE = 60.0
 
 def _replies(slack: FakeSlack) -> list[str]:
     return [m["ts"] for m in slack.messages[GENERAL] if m.get("thread_ts") == QUESTION_TS]
+
+
+async def _posted_then_killed(slack: FakeSlack, killed: RunningApp) -> tuple[asyncio.Event, str]:
+    """The question asked of `killed`, whose reply Slack posts but never confirms (as if its
+    process died then); the gate that would confirm it, and the reply's ts. Posts after it are
+    answered at once."""
+    gate = slack.hold("chat.postMessage", after=True)
+    await killed.send(ask(slack, "how do I roll back a deploy?", GENERAL, QUESTION_TS))
+    (post,) = await slack.wait_for("chat.postMessage")
+    slack.unhold("chat.postMessage")
+    return gate, posted_ts(post)
 
 
 def test_app_a_takeover_whose_thread_read_is_rate_limited_defers_and_never_posts_twice(
@@ -45,11 +56,7 @@ def test_app_a_takeover_whose_thread_read_is_rate_limited_defers_and_never_posts
             slack, killed, other = replicas
             limit = slack.rate_limit("conversations.replies", RateLimit(1, MINUTE, clock))
             assert limit.admit() is None  # this minute's one call is spent
-            gate = slack.hold("chat.postMessage", after=True)  # posted; the answer never comes
-            await killed.send(ask(slack, "how do I roll back a deploy?", GENERAL, QUESTION_TS))
-            (post,) = await slack.wait_for("chat.postMessage")
-            reply_ts = posted_ts(post)
-            slack.unhold("chat.postMessage")
+            gate, reply_ts = await _posted_then_killed(slack, killed)
             clock.now += LEASE_SECONDS + 1  # the killed run's lease lapses
             assert await resumer.sweep() == 1
             await other.settle()
@@ -95,10 +102,7 @@ def test_app_a_takeover_slack_never_lets_read_is_answered_once_within_the_window
             slack, killed, other = replicas
             slack.rate_limit("conversations.replies", RateLimit(0, MINUTE, clock))
             asked = clock.now
-            gate = slack.hold("chat.postMessage", after=True)
-            await killed.send(ask(slack, "how do I roll back a deploy?", GENERAL, QUESTION_TS))
-            (post,) = await slack.wait_for("chat.postMessage")
-            slack.unhold("chat.postMessage")
+            gate, reply_ts = await _posted_then_killed(slack, killed)
             clock.now += LEASE_SECONDS + 1
             sweeps = 0
             while len(_replies(slack)) == 1 and sweeps < 30:
@@ -109,7 +113,7 @@ def test_app_a_takeover_slack_never_lets_read_is_answered_once_within_the_window
             assert sweeps > 10  # it waited out Retry-Afters for most of the window first
             assert clock.now - asked <= RESUME_WINDOW_SECONDS + MINUTE + 1
             found = store.posted_answer(TEAM, GENERAL, QUESTION_TS)
-            assert found is not None and found.reply_ts != posted_ts(post)
+            assert found is not None and found.reply_ts != reply_ts
             clock.now += MINUTE
             assert await resumer.sweep() == 0
             gate.set()

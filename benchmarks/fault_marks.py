@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 LOCK_SECONDS = ACK_BUDGET_SECONDS / 4
 PRESSER = "U0PRESSER"
+MARK_KINDS = ("reaction", "press", "modal")
 # The dead process's claims lapse after the lease; a sweep every lease/3 resolves them.
 SETTLE_SECONDS = LEASE_SECONDS + LEASE_SECONDS / 3 + 2
 
@@ -88,7 +89,7 @@ async def kill9_marks(world: World, n: int) -> str:
     )
 
 
-class _Send:
+class MarkSend:
     """One mark's delivery, as Slack sends it (the same body each time)."""
 
     def __init__(self, body: dict[str, object], form: bool) -> None:
@@ -107,19 +108,23 @@ class _Send:
         return status
 
 
-def _marks(world: World, i: int, thread: str, reply: str) -> list[tuple[str, _Send]]:
+def _marks(world: World, i: int, thread: str, reply: str) -> list[tuple[str, MarkSend]]:
     """The three marks on one answer, each keyed by what it is and the reply it is on."""
+    sends = mark_sends(i, thread, reply, f"EvMark{world.base + i}")
+    return [(f"{kind[0]}:{reply}", send) for kind, send in sends]
+
+
+def mark_sends(i: int, thread: str, reply: str, event_id: str) -> list[tuple[str, MarkSend]]:
+    """The three marks on the answer `reply` (in `thread`), by kind (MARK_KINDS), as Slack
+    sends them: a :x: by the asker (the reaction event `event_id`), a thumbs-up press by
+    PRESSER, and the asker's "what was wrong?" modal."""
     press = payloads.block_actions(FEEDBACK_ACTION, HELPFUL, team=TEAM, channel=GENERAL,
                                    user=PRESSER, message_ts=reply, thread_ts=thread)  # fmt: skip
     metadata = json.dumps({"team": TEAM, "channel": GENERAL, "reply_ts": reply})
-    event_id = f"EvMark{world.base + i}"
     mark = reaction(True, "x", channel=GENERAL, item_ts=reply, event_id=event_id)
     modal = reason_submission(metadata, "outdated", f"reason {i}")
-    return [
-        (f"r:{reply}", _Send(mark, form=False)),
-        (f"p:{reply}", _Send(press, form=True)),
-        (f"m:{reply}", _Send(modal, form=True)),
-    ]
+    bodies = (MarkSend(mark, form=False), MarkSend(press, form=True), MarkSend(modal, form=True))
+    return list(zip(MARK_KINDS, bodies, strict=True))
 
 
 def _stored(path: Path) -> Counter[str]:

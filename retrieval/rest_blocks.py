@@ -19,7 +19,13 @@ from retrieval.blocks import (
     paragraph,
     paragraph_end,
 )
-from retrieval.text.markup import REST_DIRECTIVE, REST_EXPLICIT
+from retrieval.text.markup import (
+    REST_CODE_DIRECTIVES,
+    REST_DIRECTIVE,
+    REST_DOCTEST_DIRECTIVES,
+    REST_EXPLICIT,
+    REST_INCLUDE_DIRECTIVES,
+)
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _SIMPLE_TABLE_BORDER = re.compile(r"^\s*=+(?: +=+)+\s*$")
@@ -30,11 +36,10 @@ _REST_SIGNS = re.compile(r"^(?:\.\.[ \t]+[\w.+:-]+::|\.\.[ \t]+_|([=\-~^\"'`#*+.
 _HEADER_ROWS = re.compile(r"^\s*:header-rows:\s*(\d+)\s*$")
 # fmt: off
 # Directives whose body is code, data or a table: kept whole while it fits a chunk.
-_WHOLE_DIRECTIVES = frozenset({
-    "code", "code-block", "sourcecode", "literalinclude", "doctest", "testcode", "testoutput",
+_WHOLE_DIRECTIVES = REST_CODE_DIRECTIVES | REST_DOCTEST_DIRECTIVES | REST_INCLUDE_DIRECTIVES | {
     "testsetup", "testcleanup", "console", "math", "csv-table", "list-table", "table",
     "productionlist", "parsed-literal", "raw", "graphviz", "toctree", "ipython", "jupyter-execute",
-})
+}
 # Directives that annotate what follows them rather than hold content of their own.
 _LEADING_DIRECTIVES = frozenset({
     "index", "highlight", "currentmodule", "module", "sectionauthor", "moduleauthor", "meta",

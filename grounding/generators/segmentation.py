@@ -17,6 +17,7 @@ from retrieval.text.markup import (
     REST_DIRECTIVE,
     REST_EXPLICIT,
     fence_end,
+    rest_code_directive,
 )
 from retrieval.text.sentences import sentence_spans
 
@@ -50,7 +51,10 @@ def markup_for(path: str) -> Markup:
 _UNDERLINE = re.compile(r"^([=\-~^\"'*+#`:.])\1{2,}\s*$")
 # A list item, or a reST field (`:param x:`), read as one.
 _ITEM = re.compile(rf"^\s*(?:{BULLET}|{NUMBERED}|:[^:\s][^:]*:)\s+\S")
-_CODE_DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:code-block|code|sourcecode|literalinclude)::")
+# A code directive is one code unit, a literalinclude too (its options say where its code is).
+# sphinx.ext.doctest's blocks are not taken here: their body is read as any indented text is, as
+# the reader's weights were fit on (retrieval.text.markup, where the verifier takes them).
+_CODE_DIRECTIVE = rest_code_directive(doctest=False, include=True)
 _TABLE_BORDER = re.compile(r"^\s*[+|]?[-=:+| ]{3,}[+|]?\s*$")
 _HTML = re.compile(r"^\s*</?[A-Za-z!][^>]*>\s*$")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from retrieval.blocks import indent
-from retrieval.text.markup import ATX_HEADING, FENCE, LIST_MARKER
+from retrieval.text.markup import ATX_HEADING, FENCE, LIST_MARKER, rest_code_directive
 
 # Where a block starts besides a blank line: a heading, a list item, a table row, a quote, a
 # field line ("PEP: 20", "Created: 19-Aug-2004": a header's lines are one field each, so a
@@ -22,9 +22,10 @@ ITEM_NUMBER = re.compile(r"^[ \t]*(\d{1,3}|#(?=\.))[.)][ \t]+")
 # gives ("10000 loops, best of 5: 23.2 usec per loop") is not read with the other lines'
 # numbers ("30.2 usec").
 # A directive's body (".. note::") is prose: only the code directives open one.
+# sphinx.ext.doctest's blocks are code lines too; a literalinclude has no code in the document.
+_CODE_DIRECTIVE = rest_code_directive(doctest=True, include=False)
 _LITERAL_OPENER = re.compile(
-    r"^(?!\s*\.\.[ \t]+[\w-]+::).*\S::[ \t]*$|^\s*::[ \t]*$"
-    r"|^\s*\.\.[ \t]+(?:code-block|code|sourcecode|doctest|testcode|testoutput)::"
+    rf"^(?!\s*\.\.[ \t]+[\w-]+::).*\S::[ \t]*$|^\s*::[ \t]*$|{_CODE_DIRECTIVE.pattern}"
 )
 
 

@@ -20,8 +20,17 @@ REST_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
 # A Sphinx role's name before its backticked text: `:func:`, `:py:class:`, `:ref:`; group 1 is
 # the name without its domain.
 REST_ROLE = r":(?:[a-z][\w-]*:)?([a-z][\w-]*):(?=`)"
-# The directives whose body is code to show as code (Slack's reply shows them as code blocks).
+# reST's code directives, one owner for every reader of them. Their members differ on purpose,
+# each saying which of the kinds it takes (`rest_code_directive`):
+# - the directives whose body is code written in the document, shown as code (every reader;
+#   Slack's reply shows them, and them only, as code blocks);
 REST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode"})
+# - sphinx.ext.doctest's blocks of code and its expected output, written in the document (the
+#   verifier reads their lines as code lines);
+REST_DOCTEST_DIRECTIVES = frozenset({"doctest", "testcode", "testoutput"})
+# - the directive whose code is read from another file, its body only options (the answer-unit
+#   splitter takes it as one code unit).
+REST_INCLUDE_DIRECTIVES = frozenset({"literalinclude"})
 
 # A code span: between double backticks first (reST literals, and Markdown's way to hold a
 # backtick), else single ones, within one line. Read as single ones, "``X``; set it to ``None``"
@@ -62,3 +71,12 @@ def fence_closing(opening: str) -> re.Pattern[str]:
     """A line that closes the fence `opening`: the same character, at least as many, nothing
     after them."""
     return re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
+
+
+def rest_code_directive(*, doctest: bool, include: bool) -> re.Pattern[str]:
+    """A line opening a code directive (`.. code-block:: sh`), with sphinx.ext.doctest's blocks
+    when `doctest` and `.. literalinclude::` when `include`."""
+    names = REST_CODE_DIRECTIVES | (REST_DOCTEST_DIRECTIVES if doctest else frozenset())
+    names |= REST_INCLUDE_DIRECTIVES if include else frozenset()
+    alternatives = "|".join(sorted(map(re.escape, names)))
+    return re.compile(rf"^\s*\.\.[ \t]+(?:{alternatives})::")

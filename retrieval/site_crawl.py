@@ -297,12 +297,12 @@ async def _page(
         result.skipped[url] = "robots.txt disallows it"
         return ()
     before = known.get(url)
-    if before is not None and before.links is None:
-        before = None
+    # A page stored with its links is revalidated; one from before links were kept is fetched
+    # whole, so its links are known, yet its last good copy is still kept if it fails.
     headers = {}
-    if before is not None and before.etag:
+    if before is not None and before.links is not None and before.etag:
         headers["If-None-Match"] = before.etag
-    if before is not None and before.last_modified:
+    if before is not None and before.links is not None and before.last_modified:
         headers["If-Modified-Since"] = before.last_modified
     async with limits.semaphore:
         status, body, response_headers = await _get(session, url, limits.page_bytes, headers)
@@ -317,11 +317,11 @@ async def _page(
         return ()
     if status != 200:
         why = _answered(status)
-        if before is not None:
-            result.kept[url] = why
-        else:
+        if before is None:
             result.skipped[url] = why
-        return ()
+            return ()
+        result.kept[url] = why  # its last good copy, which still leads to the pages it linked
+        return before.links or ()
     content_type = response_headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
     if content_type and content_type not in _HTML_TYPES:
         result.skipped[url] = f"not an HTML page ({content_type})"

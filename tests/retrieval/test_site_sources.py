@@ -4,6 +4,7 @@ removals, keeping the last good copy through failures, and staying on its host."
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -212,6 +213,34 @@ def test_a_start_page_that_did_not_change_still_leads_to_the_pages_it_links(
     outcome = _build(config)  # the start page answers 304 Not Modified this time
     assert site.asked("/")[-1].get("If-None-Match") == '"h1"'
     assert sorted(_texts(config)) == pages, outcome.notes
+
+
+def test_a_linked_page_that_fails_keeps_its_copy_and_still_leads_to_the_pages_it_links(
+    tmp_path: Path, site: SiteServer
+) -> None:
+    config = _linked_site(tmp_path, site)
+    _build(config)
+    pages = ["guide/quickstart/index.md", "guide/retries/index.md", "index.md"]
+    site.pages["/guide/quickstart/"] = Page("oops", status=500)  # the only page linking retries
+    outcome = _build(config)
+    assert sorted(_texts(config)) == pages, outcome.notes
+    assert any("quickstart" in note and "500" in note for note in outcome.notes)
+
+
+def test_a_snapshot_from_before_links_were_kept_still_keeps_a_failing_pages_copy(
+    tmp_path: Path, site: SiteServer
+) -> None:
+    config = _config(tmp_path, site)
+    _build(config)
+    (site_json,) = config.state_dir.glob("sources/site-*/site.json")
+    stored = json.loads(site_json.read_text(encoding="utf-8"))
+    for entry in stored["pages"].values():
+        del entry["links"]  # as a docbot from before links were kept wrote it
+    site_json.write_text(json.dumps(stored), encoding="utf-8")
+    site.pages["/guide/retries/"] = Page("oops", status=500)
+    outcome = _build(config)
+    assert "retried three times" in _texts(config)["guide/retries/index.md"], outcome.notes
+    assert any("kept the last good copy" in note and "500" in note for note in outcome.notes)
 
 
 def test_a_start_page_outside_include_is_followed_but_not_indexed(

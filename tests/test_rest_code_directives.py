@@ -1,9 +1,8 @@
 """reST's code directives have one owner (retrieval.text.markup); each reader of them says which
 kinds it takes, and these are the differences, pinned: the verifier reads sphinx.ext.doctest's
 blocks as code lines, the answer-unit splitter takes a literalinclude as a code unit, the
-chunker keeps all of them whole, and Slack's reply shows only the plain code directives as code
-blocks
-(bot/render/code_blocks.py)."""
+chunker keeps all of them whole, and Slack's reply shows the code and doctest directives as code
+blocks (bot/render/code_blocks.py)."""
 
 from __future__ import annotations
 
@@ -66,6 +65,7 @@ def test_the_chunker_keeps_every_kind_of_code_directive_whole_as_code() -> None:
         assert block.kind is BlockKind.CODE, text
 
 
-def test_slack_shows_the_code_directives_as_code_blocks() -> None:
+def test_slack_shows_code_and_doctest_directives_as_code_blocks() -> None:
     assert slack_code(CODE) == "```\ndeployctl run --all\n```"
+    assert slack_code(DOCTEST) == "```\ndeployctl.run(all=True)\n```"
     assert slack_code(INCLUDE) == INCLUDE  # no code of its own to show

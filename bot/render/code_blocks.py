@@ -16,12 +16,15 @@ from retrieval.blocks import blank, indent
 from retrieval.text.markup import (
     CODE_SPAN,
     FENCE,
-    REST_CODE_DIRECTIVES,
     REST_DIRECTIVE,
     REST_ROLE,
+    rest_code_names,
 )
 
 FENCE_INFO = re.compile(r"^(?:```|~~~)[^\n`]*$", re.MULTILINE)
+# The directives shown as code blocks: code, and doctest blocks' code and output, as the built
+# documentation shows them; a literalinclude's code is in another file.
+_CODE_DIRECTIVES = rest_code_names(doctest=True, include=False)
 _OPTION = re.compile(r"^\s+:[\w-]+:")  # a directive's option line (`:linenos:`)
 _LITERAL_LEAD = re.compile(r"(?<=\S)::$")  # "like this::" -> "like this:"
 _LITERAL_ALONE = re.compile(r"\s*::$")  # "like this ::" and "::" alone lose it
@@ -57,13 +60,13 @@ def slack_code(text: str) -> str:
             i += 1
             continue
         directive = REST_DIRECTIVE.match(line)
-        if directive and directive.group(1) in REST_CODE_DIRECTIVES:
+        if directive and directive.group(1) in _CODE_DIRECTIVES:
             end, body = _indented_body(lines, i, skip_options=True)
             if body:
                 out += ["```", *body, "```"]
                 i = end
                 continue
-        if line.rstrip().endswith("::"):
+        if line.rstrip().endswith("::") and not directive:  # `.. note::` opens no code
             lead = _LITERAL_LEAD.sub(":", line.rstrip())
             lead = _LITERAL_ALONE.sub("", lead) if lead.endswith("::") else lead
             end, body = _indented_body(lines, i, skip_options=False)

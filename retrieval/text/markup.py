@@ -22,11 +22,10 @@ REST_DIRECTIVE = re.compile(r"^\s*\.\.[ \t]+([\w.+:-]+?)::(?:\s|$)")
 REST_ROLE = r":(?:[a-z][\w-]*:)?([a-z][\w-]*):(?=`)"
 # reST's code directives, one owner for every reader of them. Their members differ on purpose,
 # each saying which of the kinds it takes (`rest_code_directive`):
-# - the directives whose body is code written in the document, shown as code (every reader;
-#   Slack's reply shows them, and them only, as code blocks);
+# - the directives whose body is code written in the document, shown as code (every reader);
 REST_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode"})
 # - sphinx.ext.doctest's blocks of code and its expected output, written in the document (the
-#   verifier reads their lines as code lines);
+#   verifier reads their lines as code lines, Slack's reply shows them as code blocks);
 REST_DOCTEST_DIRECTIVES = frozenset({"doctest", "testcode", "testoutput"})
 # - the directive whose code is read from another file, its body only options (the answer-unit
 #   splitter takes it as one code unit).
@@ -73,10 +72,15 @@ def fence_closing(opening: str) -> re.Pattern[str]:
     return re.compile(r"^\s*" + re.escape(opening[0]) + "{" + str(len(opening)) + r",}\s*$")
 
 
-def rest_code_directive(*, doctest: bool, include: bool) -> re.Pattern[str]:
-    """A line opening a code directive (`.. code-block:: sh`), with sphinx.ext.doctest's blocks
-    when `doctest` and `.. literalinclude::` when `include`."""
+def rest_code_names(*, doctest: bool, include: bool) -> frozenset[str]:
+    """The code directives' names, with sphinx.ext.doctest's blocks when `doctest` and
+    `literalinclude` when `include`."""
     names = REST_CODE_DIRECTIVES | (REST_DOCTEST_DIRECTIVES if doctest else frozenset())
-    names |= REST_INCLUDE_DIRECTIVES if include else frozenset()
+    return names | (REST_INCLUDE_DIRECTIVES if include else frozenset())
+
+
+def rest_code_directive(*, doctest: bool, include: bool) -> re.Pattern[str]:
+    """A line opening a code directive (`.. code-block:: sh`) of `rest_code_names`."""
+    names = rest_code_names(doctest=doctest, include=include)
     alternatives = "|".join(sorted(map(re.escape, names)))
     return re.compile(rf"^\s*\.\.[ \t]+(?:{alternatives})::")

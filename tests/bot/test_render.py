@@ -399,11 +399,22 @@ def test_render_input_error_says_what_to_change_not_to_retry() -> None:
             id="lead-in-alone",
         ),
         pytest.param("```cpp\nstd::\n```", "```\nstd::\n```", id="markdown-fence-untouched"),
+        pytest.param(
+            "Keep it out of the repository.\n\n.. note::\n\n   Rotate the token yearly.",
+            "Keep it out of the repository.\n\n.. note::\n\n   Rotate the token yearly.",
+            id="a-note-is-no-code",
+        ),
+        pytest.param(
+            "Check it:\n\n.. doctest::\n\n   >>> backup.last()\n   'nightly'",
+            "Check it:\n\n```\n&gt;&gt;&gt; backup.last()\n'nightly'\n```",
+            id="doctest",
+        ),
     ],
 )
 def test_render_answer_shows_rest_code_as_slack_code_blocks(claim: str, shown: str) -> None:
     """A reST code directive or literal block is a code block in Slack, not raw `.. code-block::`
-    markup with its indentation; the `::` that introduces a literal block reads as `:`."""
+    markup with its indentation; the `::` that introduces a literal block reads as `:`. Another
+    directive's `::` opens no code: a note's prose is no code block under '.. note:'."""
     answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "oncall.rst"),))
     text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
     assert text.startswith(shown + " <"), text

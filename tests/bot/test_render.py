@@ -212,6 +212,26 @@ def test_render_answer_escapes_hostile_text_everywhere(hostile: str) -> None:
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "[{h}](https://e.example/{h})", "[see]({h})", ":ref:`{h} <label>`", ":func:`{h}`",
+        ":pep:`{h}`", "**{h}**", "`{h}` **x**", ".. code-block:: sh\n\n   {h}\n",
+        "Run::\n\n   {h}\n", ".. note::\n\n   {h}\n", "```\n{h}\n```",
+    ],
+)  # fmt: skip
+def test_render_answer_keeps_hostile_text_escaped_through_markup(hostile: str, shape: str) -> None:
+    """What the renderer reshapes (links, roles, bold, reST code) is escaped after it: no shape
+    of a document's markup lets its text ping, link or forge a link."""
+    claim = shape.format(h=hostile)
+    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "a.rst"),))
+    message = render_answer(answer, FeedbackConfig())
+    url = safe_url(answer.sources[0].url)
+    assert url is not None
+    _assert_inert(message, {url})
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
 def test_render_other_replies_escape_hostile_text(hostile: str) -> None:
     scope = Scope("T1", "C1", ConversationKind.CHANNEL, (hostile,))
     replies = [

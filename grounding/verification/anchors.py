@@ -139,7 +139,7 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
     return any(neighbours & sentence_window(evidence, j, window) for j in spots)
 
 
-_VALUE_LINE_WORDS = frozenset(fold_word(w) for w in ("default", "value"))
+_VALUE_LINE_WORDS = folded_words("default value")
 
 
 def _bare_value(evidence: Sequence[str], j: int) -> bool:

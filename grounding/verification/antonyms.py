@@ -219,7 +219,7 @@ def _sides(terms: Sequence[str], word: str) -> set[tuple[int, str]]:
 # `lru_cache`"). "rather than" and "other than" compare nothing; "more", "less" and "fewer"
 # than a number are bounds (bounds.py).
 _THAN = fold_word("than")
-_NOT_COMPARING = frozenset(fold_word(w) for w in ("rather", "other", "more", "less", "fewer"))
+_NOT_COMPARING = folded_words("rather other more less fewer")
 _COMPARED = 4  # the content words after "than" that name what is compared, in any order
 
 

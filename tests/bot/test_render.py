@@ -398,6 +398,13 @@ def test_render_input_error_says_what_to_change_not_to_retry() -> None:
     assert "try again" not in text.lower() and "admin" not in text
 
 
+def _claim_shown(claim: str, path: str) -> str:
+    """The first section of the reply to one claim citing `path`: the claim as Slack shows it."""
+    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, path),))
+    text: str = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    return text
+
+
 @pytest.mark.parametrize(
     ("claim", "shown"),
     [
@@ -435,8 +442,7 @@ def test_render_answer_shows_rest_code_as_slack_code_blocks(claim: str, shown: s
     """A reST code directive or literal block is a code block in Slack, not raw `.. code-block::`
     markup with its indentation; the `::` that introduces a literal block reads as `:`. Another
     directive's `::` opens no code: a note's prose is no code block under '.. note:'."""
-    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "oncall.rst"),))
-    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    text = _claim_shown(claim, "oncall.rst")
     assert text.startswith(shown + " <"), text
 
 
@@ -452,8 +458,7 @@ def test_render_answer_shows_rest_code_as_slack_code_blocks(claim: str, shown: s
 )  # fmt: skip
 def test_render_answer_shows_rest_roles_as_the_built_docs_do(claim: str, shown: str) -> None:
     """A Sphinx role is its text in Slack: code for a name, the title for a link."""
-    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "settings.rst"),))
-    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    text = _claim_shown(claim, "settings.rst")
     assert text.startswith(shown + " <"), text
 
 
@@ -474,7 +479,6 @@ def test_render_answer_shows_markdown_emphasis_and_links_as_slack_text(
 ) -> None:
     """Slack's bold is one asterisk and it knows no Markdown links: a link is its text (and its
     address, never made a link: links come only from the collection's `url`)."""
-    answer = _answer(claims=(Claim(claim, (1,)),), sources=(_source(1, "secrets.md"),))
-    text = render_answer(answer, FeedbackConfig()).blocks[0]["text"]["text"]
+    text = _claim_shown(claim, "secrets.md")
     assert text.startswith(shown + " <"), text
     assert "<https://vault" not in text

@@ -44,6 +44,9 @@ _WANTING = frozenset((fold_word(w),) for w in ("want", "need", "wish", "like"))
 # same words adds a negation, as "does not cache" would.
 _NEGATING_VERBS = folded_words("skip avoid bypass omit prevent stop refuse fail lack")
 _NOT = fold_word("not")
+# Two of them deny only a verb after them: "fails to cache" (not "the request fails with an
+# error") and "stops caching" (not "stops the worker", "stops at the first error").
+_FAIL, _STOP = fold_word("fail"), fold_word("stop")
 
 
 def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
@@ -51,7 +54,7 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     states_default = _DEFAULT in evidence
     for i, term in enumerate(claim):
         if term in _NEGATING_VERBS:
-            if term in evidence:
+            if term in evidence or not _denies_a_verb(claim, i):
                 continue
             # "skips caching" is "does not cache": read as that negation of the claim's.
             claim = (*claim[:i], _NOT, *claim[i + 1 :])
@@ -75,6 +78,15 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
             continue  # "aren't limited" of "are unlimited", "no arguments" of "zero arguments"
         return term
     return None
+
+
+def _denies_a_verb(claim: Sequence[str], i: int) -> bool:
+    """The negating verb `i` says "does not" of what follows it: "fail" only before "to",
+    "stop" only before a content word (its gerund), the others before anything."""
+    after = claim[i + 1] if i + 1 < len(claim) else ""
+    if claim[i] == _FAIL:
+        return after == _TO
+    return claim[i] != _STOP or is_content(after)
 
 
 # A negated necessity ("don't have to", "doesn't need", "not required") denies a need, not

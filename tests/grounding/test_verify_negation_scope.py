@@ -66,3 +66,13 @@ def test_a_negating_verb_the_quote_says_or_negates_is_kept() -> None:
     evidence = "The proxy skips caching for private responses, and does not cache errors."
     kept("The proxy skips caching for private responses.", evidence)
     kept("The proxy fails to cache errors; it does not cache them.", evidence)
+
+
+def test_stop_and_fail_deny_only_a_verb_after_them() -> None:
+    # "stops the worker" ends it and "the request fails with an error" errs: neither says
+    # "does not" of a verb, as "stops caching" and "fails to cache" do.
+    ends = "On a timeout the proxy shuts down the worker; a 404 raises an error for the request."
+    kept("On a timeout the proxy stops the worker.", ends)
+    kept("The request fails with an error on a 404.", ends)
+    assert "not" in dropped("The proxy stops caching responses of the upstream server.", CACHES)
+    assert "not" in dropped("The proxy fails to cache responses of the upstream server.", CACHES)

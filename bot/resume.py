@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from functools import partial
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.events import Turn
 from bot.leases import RESUME_EVERY_SECONDS, RESUME_WINDOW_SECONDS
+from bot.pending_marks import key_of
 from bot.questions import handle_turn
 from bot.reactions import count_pending_later, handle_reaction, reaction_from_payload
 from bot.store import EventKey, Resumable, StoreUnavailable
@@ -58,25 +60,37 @@ class Resumer:
         count_pending_later(deps)  # reactions kept until their reply's answer is stored
         found = await asyncio.to_thread(deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH)
         started = 0
+        # One run per question, and one per message reacted to, which resolves that message's
+        # reactions one after another in the order they came (a mark, then its removal):
+        # resolved side by side, the removal could be counted first and the mark left.
+        runs: dict[object, list[Callable[[], Coroutine[object, object, None]]]] = {}
         for item in found:
             if isinstance(item.key, EventKey) and deps.marks.holds(item.key.event_id):
                 # Kept pending here: its claim is held again, and Slack not asked again.
                 await asyncio.to_thread(deps.store.claim, item.key, deps.owner)
                 continue
-            run = _resumed(deps, client, item)
-            if run is None:
+            resumed = _resumed(deps, client, item)
+            if resumed is None:
                 log.warning("cannot resume %s: its stored delivery is not readable", item.key)
                 continue
-            deps.in_flight.start(run)
+            runs.setdefault(resumed[0], []).append(resumed[1])
             started += 1
+        for group in runs.values():
+            deps.in_flight.start(_one_by_one(group))
         return started
+
+
+async def _one_by_one(runs: list[Callable[[], Coroutine[object, object, None]]]) -> None:
+    for run in runs:
+        await run()
 
 
 def _resumed(
     deps: ListenerDeps, client: AsyncWebClient, item: Resumable
-) -> Coroutine[object, object, None] | None:
-    """The run that finishes `item`: a question answered, or a reaction recorded before its ack
-    resolved (bot/marks.py); None when its payload cannot be read."""
+) -> tuple[object, Callable[[], Coroutine[object, object, None]]] | None:
+    """What finishes `item`, and what it is for (its message reacted to, or its question): a
+    question answered, or a reaction recorded before its ack resolved (bot/marks.py); None when
+    its payload cannot be read."""
     if isinstance(item.key, EventKey):
         parsed = reaction_from_payload(item.payload)
         if parsed is None:
@@ -84,9 +98,11 @@ def _resumed(
         reaction, bot_user_id, added = parsed
         log.info("resolving reaction event %s on %s/%s, left unfinished", reaction.event_id,
                  reaction.channel, reaction.ts)  # fmt: skip
-        return handle_reaction(deps, client, reaction, bot_user_id, added=added)
+        return key_of(reaction), partial(
+            handle_reaction, deps, client, reaction, bot_user_id, added=added
+        )
     turn = Turn.from_payload(item.payload)
     if turn is None:
         return None
     log.info("resuming event %s in %s, left unfinished", turn.event_id, turn.channel)
-    return handle_turn(deps, client, turn)
+    return item.key, partial(handle_turn, deps, client, turn)

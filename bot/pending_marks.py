@@ -63,6 +63,7 @@ class PendingMarks:
 
     def __init__(self) -> None:
         self._waiting: dict[MessageKey, Kept] = {}
+        self._taken: dict[MessageKey, Kept] = {}  # being counted now (take, until put back)
         self._locks: dict[MessageKey, asyncio.Lock] = {}
         self._users: dict[MessageKey, int] = {}  # runs holding or awaiting each lock
 
@@ -87,10 +88,15 @@ class PendingMarks:
             kept.known = kept.known or later.known
             kept.read_after = max(kept.read_after, later.read_after)
         self._waiting[key] = kept
+        self._taken.pop(key, None)
 
     def take(self, key: MessageKey) -> Kept:
-        """The marks kept for `key`, removed (none: an empty Kept)."""
-        return self._waiting.pop(key, None) or Kept([])
+        """The marks kept for `key`, removed (none: an empty Kept); held as being counted until
+        put back or their resolution ends."""
+        kept = self._waiting.pop(key, None) or Kept([])
+        if kept.marks:
+            self._taken[key] = kept
+        return kept
 
     def has(self, key: MessageKey) -> bool:
         return key in self._waiting
@@ -101,7 +107,12 @@ class PendingMarks:
 
     def holds(self, event_id: str) -> bool:
         """Whether the reaction event `event_id` is kept here (its claim is this process's)."""
-        return any(m.reaction.event_id == event_id for w in self._waiting.values() for m in w.marks)
+        return event_id in self.event_ids()
+
+    def event_ids(self) -> list[str]:
+        """The reaction events kept here or being counted, whose claims this process holds."""
+        held = (*self._waiting.values(), *self._taken.values())
+        return [m.reaction.event_id for kept in held for m in kept.marks]
 
     def messages(self) -> list[MessageKey]:
         return list(self._waiting)
@@ -123,6 +134,7 @@ class PendingMarks:
                 yield
         finally:
             self._users[key] -= 1
+            self._taken.pop(key, None)
             if not self._users[key]:
                 del self._users[key], self._locks[key]
 

@@ -216,6 +216,14 @@ async def _answer_of(
     return await asyncio.to_thread(deps.store.find_answer, key.team, key.channel, key.ts)
 
 
+async def renew_kept(deps: ListenerDeps) -> None:
+    """The claims of the reactions kept here renewed (a sweep's part, every third of a lease):
+    while this process lives they do not lapse, for another replica's sweep to take over and
+    ask Slack again what this one is waiting on."""
+    for event_id in deps.marks.event_ids():
+        await asyncio.to_thread(deps.store.renew, EventKey(event_id), deps.owner)
+
+
 def count_pending_later(deps: ListenerDeps) -> int:
     """Start counting every message's kept reactions (a sweep's part, bot/resume.py): each in
     a run of its own, as a read of Slack may take its retries' time (a 5xx's backoff); how many

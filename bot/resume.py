@@ -23,7 +23,7 @@ from bot.events import Turn
 from bot.leases import RESUME_EVERY_SECONDS, RESUME_WINDOW_SECONDS
 from bot.pending_marks import key_of
 from bot.questions import handle_turn
-from bot.reactions import count_pending_later, handle_reaction, reaction_from_payload
+from bot.reactions import count_pending_later, handle_reaction, reaction_from_payload, renew_kept
 from bot.store import EventKey, Resumable, StoreUnavailable
 
 log = logging.getLogger("docbot.slack")
@@ -57,6 +57,7 @@ class Resumer:
         if self._bound is None:
             return 0
         deps, client = self._bound
+        await renew_kept(deps)  # the claims of the reactions kept here stay this process's
         count_pending_later(deps)  # reactions kept until their reply's answer is stored
         found = await asyncio.to_thread(deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH)
         started = 0

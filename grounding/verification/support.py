@@ -146,15 +146,28 @@ def check(
     tokens = exact_tokens(claim)
     problem = _token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
     if problem is None and not other:
-        said, exact = _covered(_prose(claim), support.quoted), bool(tokens)
-        pairs = ((support.coverage_text("quoted"), quoted), (support.cited, cited))
-        for text, threshold in pairs:
-            problem = coverage_problem(said, _prose(text), has_exact=exact, threshold=threshold)
+        said, quoted_text, cited_text = _coverage_texts(claim, support)
+        exact = bool(tokens)
+        for text, threshold in ((quoted_text, quoted), (cited_text, cited)):
+            problem = coverage_problem(said, text, has_exact=exact, threshold=threshold)
             if problem is not None:
                 break
         if problem is None:
             problem = _consequence_problem(said, support, quoted)
     return Verdict(problem, other)
+
+
+def coverage_texts(claim_text: str, support: Support) -> tuple[str, str, str]:
+    """What content coverage compares, as `check` reads them: the claim's counted words, the
+    quoted sentences (with the headings they are under) and the cited items (for
+    benchmarks/coverage_model.py, which measures other rules on the same texts)."""
+    claim = normalize_text(without_line_markup(claim_text))
+    return _coverage_texts(claim, replace(support, quoted=readable(support.quoted)))
+
+
+def _coverage_texts(claim: str, support: Support) -> tuple[str, str, str]:
+    said = _covered(_prose(claim), support.quoted)
+    return said, _prose(support.coverage_text("quoted")), _prose(support.cited)
 
 
 def _consequence_problem(said: str, support: Support, threshold: float) -> str | None:

@@ -34,11 +34,10 @@ import numpy.typing as npt
 
 from benchmarks.model_answers.answers import CORPUS_NAMES, ModelClaim, load_answers
 from benchmarks.model_answers.run import CHANNEL, TEAM, replay_config
+from benchmarks.verifier_fit import supported
 from grounding.evidence import EvidenceItem
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage
-from grounding.verification.quotes import locate
-from grounding.verification.response import support_of
-from grounding.verification.support import check, coverage_texts
+from grounding.verification.support import coverage_texts
 from retrieval.build import build_index
 from retrieval.embeddings import StaticEmbedder, load_embedder
 from retrieval.index import Index
@@ -115,12 +114,8 @@ def _features(
     idf: Callable[[str], tuple[float, bool]],
     embedder: StaticEmbedder,
 ) -> dict[str, float] | None:
-    cited = [i for i in items if locate(claim.quotes[:1], [i], items)[1] is None][:1]
-    located, problem = locate(claim.quotes, cited, items)
-    if problem is not None:
-        return None
-    support = support_of(located, cited)
-    if check(claim.text, support, quoted=0.0, cited=0.0).problem is not None:
+    support, other_problem = supported(claim, items)
+    if support is None or other_problem:
         return None
     said, quoted, cited_text = coverage_texts(claim.text, support)
     found, missing = coverage(said, quoted)

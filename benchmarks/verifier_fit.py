@@ -64,13 +64,21 @@ def _fitted(claim: ModelClaim) -> bool:
 
 
 def _measure(claim: ModelClaim, items: Sequence[EvidenceItem]) -> Measured:
+    support, other_problem = supported(claim, items)
+    if support is None:
+        return Measured(claim, True, {})
+    return Measured(claim, other_problem, _shares(claim.text, support))
+
+
+def supported(claim: ModelClaim, items: Sequence[EvidenceItem]) -> tuple[Support | None, bool]:
+    """The claim's support as a replay would give it (its first quote's item cited), None when
+    its quotes are not located; and whether a check other than coverage drops it."""
     cited = [i for i in items if locate(claim.quotes[:1], [i], items)[1] is None][:1]
     located, problem = locate(claim.quotes, cited, items)
     if problem is not None:
-        return Measured(claim, True, {})
+        return None, True
     support = support_of(located, cited)
-    verdict = check(claim.text, support, quoted=0.0, cited=0.0)
-    return Measured(claim, verdict.problem is not None, _shares(claim.text, support))
+    return support, check(claim.text, support, quoted=0.0, cited=0.0).problem is not None
 
 
 def _shares(text: str, support: Support) -> dict[str, float]:

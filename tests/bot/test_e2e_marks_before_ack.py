@@ -15,7 +15,15 @@ from bot.store import LEASE_SECONDS, EventKey
 from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
-from tests.bot.e2e import LogSignal, ask, posted_ts, reason_submission, run, stored_reply
+from tests.bot.e2e import (
+    LogSignal,
+    ask,
+    posted_ts,
+    posted_unheard,
+    reason_submission,
+    run,
+    stored_reply,
+)
 from tests.bot.fake_slack import FakeSlack
 from tests.bot.harness import (
     ASKER,
@@ -44,11 +52,8 @@ def test_app_a_reaction_whose_run_stopped_after_the_ack_is_resolved_after_a_rest
     async def main() -> None:
         async with fake_slack() as slack:
             with_channels(slack)
-            gate = slack.hold("chat.postMessage", after=True)  # posted; not marked posted yet
             async with running_app(slack, config, answerer, store) as first:
-                await first.send(ask(slack, "how do I roll back a deploy?", GENERAL,
-                                     QUESTION_TS))  # fmt: skip
-                (post,) = await slack.wait_for("chat.postMessage")
+                gate, post = await posted_unheard(slack, first, QUESTION_TS)  # posted, not marked
                 reply_ts = posted_ts(post)
                 slack.fail_next("conversations.replies", 500, count=1 + SERVER_ERROR_RETRIES)
                 body = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="Ev81x")

@@ -10,7 +10,7 @@ from bot.app import Answerer
 from bot.resume import Resumer
 from bot.store import LEASE_SECONDS, EventKey
 from retrieval.config import Config
-from tests.bot.e2e import LogSignal, ask, posted_ts
+from tests.bot.e2e import LogSignal, posted_ts, posted_unheard
 from tests.bot.harness import GENERAL, fake_slack, reaction, running_app, with_channels
 from tests.bot.store.conftest import Backend, FakeClock
 
@@ -25,10 +25,8 @@ def test_app_a_kept_reaction_claim_is_renewed_by_its_process_sweeps(
     async def main() -> None:
         async with fake_slack() as slack:
             with_channels(slack)
-            gate = slack.hold("chat.postMessage", after=True)  # posted; not marked posted yet
             async with running_app(slack, config, answerer, store, resumer=resumer) as app:
-                await app.send(ask(slack, "how do I roll back a deploy?", GENERAL, "84.000100"))
-                (post,) = await slack.wait_for("chat.postMessage")
+                gate, post = await posted_unheard(slack, app, "84.000100")  # posted, not marked
                 reply_ts = posted_ts(post)
                 slack.refuse("conversations.replies", "ratelimited")  # cannot be read back
                 body = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="Ev84x")

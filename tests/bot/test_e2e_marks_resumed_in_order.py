@@ -10,7 +10,7 @@ from bot.app import Answerer
 from bot.resume import Resumer
 from bot.store import LEASE_SECONDS
 from retrieval.config import Config
-from tests.bot.e2e import LogSignal, ask, posted_ts
+from tests.bot.e2e import LogSignal, posted_ts, posted_unheard
 from tests.bot.harness import GENERAL, fake_slack, reaction, running_app, with_channels
 from tests.bot.store.conftest import Backend, FakeClock
 
@@ -27,11 +27,8 @@ def test_app_a_mark_and_its_removal_kept_by_a_dead_process_leave_no_mark(
     async def main() -> None:
         async with fake_slack() as slack:
             with_channels(slack)
-            gate = slack.hold("chat.postMessage", after=True)  # posted; not marked posted yet
             async with running_app(slack, config, answerer, store) as first:
-                await first.send(ask(slack, "how do I roll back a deploy?", GENERAL,
-                                     QUESTION_TS))  # fmt: skip
-                (post,) = await slack.wait_for("chat.postMessage")
+                gate, post = await posted_unheard(slack, first, QUESTION_TS)  # posted, not marked
                 reply_ts = posted_ts(post)
                 slack.refuse("conversations.replies", "ratelimited")  # cannot be read back
                 for added, event_id in ((True, "Ev83z"), (False, "Ev83b")):

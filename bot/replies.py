@@ -75,7 +75,12 @@ async def post(client: AsyncWebClient, turn: Turn, message: Message) -> str | No
         try:
             found = await posted_reply(client, turn)
         except Unknown:
-            found = None  # a second reply is the lesser harm than none (logged)
+            # Posting again could show the reply twice. The claim is left open, its post begun
+            # (UNSURE), so the run taking the question over reads the thread again when Slack
+            # lets it (bot/takeover.py defers past a 429) and posts only if the reply is not there.
+            log.warning("cannot tell whether the reply to event %s was posted; leaving it to the "
+                        "run that takes the question over", turn.event_id)  # fmt: skip
+            return None
         if found is not None:
             log.info("the reply to event %s was posted despite the error", turn.event_id)
             return found

@@ -57,13 +57,18 @@ def retry_after_seconds(response: HttpResponse) -> float:
     """Slack's Retry-After in seconds; a missing or unreadable one counts as one second."""
     for name, values in response.headers.items():
         if name.lower() == "retry-after" and values:
-            try:
-                seconds = float(values[0])
-            except ValueError:
-                break
-            if seconds >= 0:
-                return seconds
+            return header_seconds(values[0])
     return DEFAULT_RETRY_AFTER_SECONDS
+
+
+def header_seconds(value: object) -> float:
+    """A Retry-After header's value in seconds; an unreadable or negative one counts as
+    DEFAULT_RETRY_AFTER_SECONDS (as slack_sdk waits)."""
+    try:
+        seconds = float(str(value))
+    except ValueError:
+        return DEFAULT_RETRY_AFTER_SECONDS
+    return seconds if seconds >= 0 else DEFAULT_RETRY_AFTER_SECONDS
 
 
 class _WaitsOnBackoff(AsyncRetryHandler):

@@ -8,7 +8,6 @@ connection (ServerDisconnectedError) is an aiohttp.ClientError, not an OSError.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,7 +17,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
-from bot.retries import DEFAULT_RETRY_AFTER_SECONDS
+from bot.retries import DEFAULT_RETRY_AFTER_SECONDS, header_seconds
 
 SLACK_CALL_ERRORS: tuple[type[Exception], ...] = (
     SlackClientError,  # includes SlackApiError
@@ -159,7 +158,7 @@ def unwaited(client: AsyncWebClient) -> AsyncWebClient:
 
 def retry_after(exc: BaseException | None) -> float | None:
     """The seconds a rate-limited call (HTTP 429) asks to wait, by its Retry-After (as slack_sdk
-    reads none that is missing or unreadable: retries.DEFAULT_RETRY_AFTER_SECONDS); None for
+    reads none that is missing or unreadable: retries.header_seconds); None for
     any other failure."""
     if not isinstance(exc, SlackApiError):
         return None
@@ -169,8 +168,7 @@ def retry_after(exc: BaseException | None) -> float | None:
     headers = getattr(response, "headers", None) or {}
     for name, value in headers.items():
         if str(name).lower() == "retry-after":
-            with contextlib.suppress(ValueError):
-                return max(0.0, float(value))
+            return header_seconds(value[0] if isinstance(value, list) and value else value)
     return DEFAULT_RETRY_AFTER_SECONDS
 
 

@@ -23,20 +23,15 @@ from bot.store.contract import (
     AnswerLog,
     AnswerRecord,
     AnswerStore,
-    Claim,
-    ClaimKey,
-    EventKey,
-    EventLedger,
     FeedbackEntry,
     FeedbackLog,
     FeedbackReason,
-    MentionKey,
-    Resumable,
     StoreError,
     StoreUnavailable,
     ThreadContexts,
     staged_reply_ts,
 )
+from bot.store.event_ledger import Claim, ClaimKey, EventKey, EventLedger, MentionKey, Resumable
 from bot.store.sqlite import SQLiteAnswerStore
 
 if TYPE_CHECKING:

@@ -31,16 +31,13 @@ from bot.store.contract import (
     THREAD_CONTEXT_SQL,
     UNPOSTED,
     AnswerRecord,
-    Claim,
-    ClaimKey,
-    EventKey,
     FeedbackEntry,
-    Resumable,
     StoreError,
     answer_record,
     check_kind,
     check_staged,
 )
+from bot.store.event_ledger import Claim, ClaimKey, EventKey, Resumable
 from bot.store.postgres_engine import Database, database_url
 from bot.store.postgres_schema import next_step
 

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.store.contract import (
+from bot.store.event_ledger import (
     SETTLE_ONCE_SQL,
     Claim,
     ClaimKey,

@@ -30,11 +30,7 @@ from bot.store.contract import (
     THREAD_CONTEXT_SQL,
     UNPOSTED,
     AnswerRecord,
-    Claim,
-    ClaimKey,
-    EventKey,
     FeedbackEntry,
-    Resumable,
     StoreError,
     answer_record,
     check_kind,
@@ -42,6 +38,7 @@ from bot.store.contract import (
     check_staged,
     group_reasons,
 )
+from bot.store.event_ledger import Claim, ClaimKey, EventKey, Resumable
 from bot.store.sqlite_schema import open_store_file
 
 _ANSWER_FIELDS = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from bot.store.contract import (
+from bot.store.event_ledger import (
     SETTLE_ONCE_SQL,
     Claim,
     ClaimKey,

@@ -1,5 +1,5 @@
 """A person's question to docbot, answered exactly once: claimed as a lease, answered, posted
-in the thread, stored, and only then marked done (bot/store/contract.py EventLedger).
+in the thread, stored, and only then marked done (bot/store/event_ledger.py EventLedger).
 
 Glue only: validate, claim, resolve the scope, call the pipeline, render, post, store. Every
 handler runs after Bolt has acknowledged the event, so each one tells the user something rather

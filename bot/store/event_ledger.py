@@ -61,12 +61,26 @@ def resumable_row(row: Sequence[Any]) -> Resumable:
     return Resumable(key, payload)
 
 
+# The states of a ledger row (processed_mentions, processed_events), in both backends.
+DONE, CLAIMED, POSTING = "done", "claimed", "posting"
+
+# Both backends' statement listing resumable claims (EventLedger.resumable): mentions and events
+# in one list, oldest first, ties in one order however the backend breaks them; named parameters
+# since, now, limit. Each row: seen, then resumable_row's five columns.
+RESUMABLE_SQL = (
+    "SELECT seen, team, channel, ts, NULL AS event_id, payload FROM processed_mentions "
+    f"WHERE seen >= :since AND state <> '{DONE}' AND payload IS NOT NULL AND expires <= :now "
+    "UNION ALL SELECT seen, NULL, NULL, NULL, event_id, payload FROM processed_events "
+    f"WHERE seen >= :since AND state <> '{DONE}' AND payload IS NOT NULL AND expires <= :now "
+    "ORDER BY 1, 2, 3, 4, 5 LIMIT :limit"
+)
+
 # Both backends' statement marking an event done once, inside the transaction of the write it
 # guards (a feedback press, a modal's reason): a row back the first time, none once done.
 SETTLE_ONCE_SQL = (
-    "INSERT INTO processed_events (event_id, seen, state) VALUES (:event_id, :now, 'done') "
-    "ON CONFLICT (event_id) DO UPDATE SET state = 'done', expires = NULL "
-    "WHERE processed_events.state <> 'done' RETURNING 1"
+    f"INSERT INTO processed_events (event_id, seen, state) VALUES (:event_id, :now, '{DONE}') "
+    f"ON CONFLICT (event_id) DO UPDATE SET state = '{DONE}', expires = NULL "
+    f"WHERE processed_events.state <> '{DONE}' RETURNING 1"
 )
 
 

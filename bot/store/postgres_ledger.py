@@ -12,6 +12,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.store.event_ledger import (
+    CLAIMED,
+    DONE,
+    POSTING,
+    RESUMABLE_SQL,
     SETTLE_ONCE_SQL,
     Claim,
     ClaimKey,
@@ -22,7 +26,6 @@ from bot.store.event_ledger import (
 
 log = logging.getLogger("docbot.store")
 
-_DONE, _CLAIMED, _POSTING = "done", "claimed", "posting"
 # Clocks kept by NTP differ by milliseconds; a second is beyond any such drift.
 CLOCK_SLACK_SECONDS = 1.0
 
@@ -47,13 +50,13 @@ async def claim(
     if isinstance(key, EventKey):
         insert = (
             "INSERT INTO processed_events (event_id, seen, state, owner, expires, payload) "
-            f"VALUES (:event_id, :now, '{_CLAIMED}', :owner, :expires, :payload) "
+            f"VALUES (:event_id, :now, '{CLAIMED}', :owner, :expires, :payload) "
             "ON CONFLICT DO NOTHING RETURNING 1"
         )
     else:
         insert = (
             "INSERT INTO processed_mentions (team, channel, ts, seen, state, owner, expires, "
-            f"payload) VALUES (:team, :channel, :ts, :now, '{_CLAIMED}', :owner, :expires, "
+            f"payload) VALUES (:team, :channel, :ts, :now, '{CLAIMED}', :owner, :expires, "
             ":payload) ON CONFLICT DO NOTHING RETURNING 1"
         )
     if (await conn.execute(text(insert), values)).first() is not None:
@@ -65,17 +68,17 @@ async def claim(
         await conn.execute(
             text(
                 f"UPDATE {table} SET owner = :owner, expires = :expires WHERE {where} "
-                f"AND state <> '{_DONE}' AND expires <= :now RETURNING state"
+                f"AND state <> '{DONE}' AND expires <= :now RETURNING state"
             ),
             values,
         )
     ).first()
     if taken is not None:
-        return Claim.UNSURE if taken[0] == _POSTING else Claim.TAKEN_OVER
+        return Claim.UNSURE if taken[0] == POSTING else Claim.TAKEN_OVER
     row = (
         await conn.execute(text(f"SELECT state, expires FROM {table} WHERE {where}"), params)
     ).first()
-    if row is None or row[0] == _DONE:
+    if row is None or row[0] == DONE:
         return Claim.DONE
     _check_clock(key, row[1], now, lease)
     return Claim.BUSY
@@ -100,7 +103,7 @@ async def renew(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float
 
 async def begin_post(conn: AsyncConnection, key: ClaimKey, owner: str, expires: float) -> bool:
     return await _update_held(
-        conn, key, owner, f"state = '{_POSTING}', expires = :expires", {"expires": expires}
+        conn, key, owner, f"state = '{POSTING}', expires = :expires", {"expires": expires}
     )
 
 
@@ -108,7 +111,7 @@ async def finish(conn: AsyncConnection, key: ClaimKey, reply_ts: str | None) -> 
     table, where, params = _where(key)
     await conn.execute(
         text(
-            f"UPDATE {table} SET state = '{_DONE}', expires = NULL, "
+            f"UPDATE {table} SET state = '{DONE}', expires = NULL, "
             f"reply_ts = COALESCE(CAST(:reply_ts AS TEXT), reply_ts) WHERE {where}"
         ),
         {**params, "reply_ts": reply_ts},
@@ -127,7 +130,7 @@ async def defer(
     row = await conn.execute(
         text(
             f"UPDATE {table} SET expires = :until WHERE {where} AND owner = :owner "
-            f"AND state <> '{_DONE}' AND seen + :within >= :until RETURNING 1"
+            f"AND state <> '{DONE}' AND seen + :within >= :until RETURNING 1"
         ),
         {**params, "until": until, "within": within, "owner": owner},
     )
@@ -143,7 +146,7 @@ async def _update_held(
     row = await conn.execute(
         text(
             f"UPDATE {table} SET {assignments} WHERE {where} AND owner = :owner "
-            f"AND state <> '{_DONE}' RETURNING 1"
+            f"AND state <> '{DONE}' RETURNING 1"
         ),
         {**params, **values, "owner": owner},
     )
@@ -154,15 +157,7 @@ async def resumable(
     conn: AsyncConnection, now: float, window: float, limit: int
 ) -> tuple[Resumable, ...]:
     rows = await conn.execute(
-        text(
-            "SELECT seen, team, channel, ts, NULL AS event_id, payload FROM processed_mentions "
-            f"WHERE seen >= :since AND state <> '{_DONE}' AND payload IS NOT NULL "
-            "AND expires <= :now UNION ALL "
-            "SELECT seen, NULL, NULL, NULL, event_id, payload FROM processed_events "
-            f"WHERE seen >= :since AND state <> '{_DONE}' AND payload IS NOT NULL "
-            "AND expires <= :now ORDER BY 1, 2, 3, 4, 5 LIMIT :limit"
-        ),
-        {"since": now - window, "now": now, "limit": limit},
+        text(RESUMABLE_SQL), {"since": now - window, "now": now, "limit": limit}
     )
     return tuple(resumable_row(row[1:]) for row in rows)
 

@@ -7,6 +7,10 @@ from __future__ import annotations
 import sqlite3
 
 from bot.store.event_ledger import (
+    CLAIMED,
+    DONE,
+    POSTING,
+    RESUMABLE_SQL,
     SETTLE_ONCE_SQL,
     Claim,
     ClaimKey,
@@ -14,8 +18,6 @@ from bot.store.event_ledger import (
     Resumable,
     resumable_row,
 )
-
-_DONE, _CLAIMED, _POSTING = "done", "claimed", "posting"
 
 
 def _where(key: ClaimKey) -> tuple[str, str, tuple[str, ...]]:
@@ -38,31 +40,31 @@ def claim(
             conn.execute(
                 "INSERT INTO processed_events (event_id, seen, state, owner, expires, payload) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (key.event_id, now, _CLAIMED, owner, now + lease, payload),
+                (key.event_id, now, CLAIMED, owner, now + lease, payload),
             )
         else:
             conn.execute(
                 "INSERT INTO processed_mentions (team, channel, ts, seen, state, owner, expires, "
                 "payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*params, now, _CLAIMED, owner, now + lease, payload),
+                (*params, now, CLAIMED, owner, now + lease, payload),
             )
         return Claim.NEW
     state, expires = row
-    if state == _DONE:
+    if state == DONE:
         return Claim.DONE
     if expires is not None and expires > now:
         return Claim.BUSY
     conn.execute(
         f"UPDATE {table} SET owner = ?, expires = ? WHERE {where}", (owner, now + lease, *params)
     )
-    return Claim.UNSURE if state == _POSTING else Claim.TAKEN_OVER
+    return Claim.UNSURE if state == POSTING else Claim.TAKEN_OVER
 
 
 def renew(conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float, lease: float) -> bool:
     table, where, params = _where(key)
     cursor = conn.execute(
         f"UPDATE {table} SET expires = ? WHERE {where} AND owner = ? AND state != ?",
-        (now + lease, *params, owner, _DONE),
+        (now + lease, *params, owner, DONE),
     )
     return cursor.rowcount == 1
 
@@ -73,7 +75,7 @@ def begin_post(
     table, where, params = _where(key)
     cursor = conn.execute(
         f"UPDATE {table} SET state = ?, expires = ? WHERE {where} AND owner = ? AND state != ?",
-        (_POSTING, now + lease, *params, owner, _DONE),
+        (POSTING, now + lease, *params, owner, DONE),
     )
     return cursor.rowcount == 1
 
@@ -83,7 +85,7 @@ def finish(conn: sqlite3.Connection, key: ClaimKey, reply_ts: str | None) -> Non
     conn.execute(
         f"UPDATE {table} SET state = ?, expires = NULL, reply_ts = COALESCE(?, reply_ts) "
         f"WHERE {where}",
-        (_DONE, reply_ts, *params),
+        (DONE, reply_ts, *params),
     )
 
 
@@ -91,7 +93,7 @@ def release(conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float) -> 
     table, where, params = _where(key)
     conn.execute(
         f"UPDATE {table} SET expires = ? WHERE {where} AND owner = ? AND state != ?",
-        (now, *params, owner, _DONE),
+        (now, *params, owner, DONE),
     )
 
 
@@ -100,7 +102,7 @@ def defer(conn: sqlite3.Connection, key: ClaimKey, owner: str, until: float, wit
     cursor = conn.execute(
         f"UPDATE {table} SET expires = ? WHERE {where} AND owner = ? AND state != ? "
         "AND seen + ? >= ?",
-        (until, *params, owner, _DONE, within, until),
+        (until, *params, owner, DONE, within, until),
     )
     return cursor.rowcount == 1
 
@@ -109,12 +111,7 @@ def resumable(
     conn: sqlite3.Connection, now: float, window: float, limit: int
 ) -> tuple[Resumable, ...]:
     rows = conn.execute(
-        "SELECT seen, team, channel, ts, NULL, payload FROM processed_mentions "
-        "WHERE seen >= :since AND state != :done AND payload IS NOT NULL AND expires <= :now "
-        "UNION ALL SELECT seen, NULL, NULL, NULL, event_id, payload FROM processed_events "
-        "WHERE seen >= :since AND state != :done AND payload IS NOT NULL AND expires <= :now "
-        "ORDER BY 1 LIMIT :limit",
-        {"since": now - window, "done": _DONE, "now": now, "limit": limit},
+        RESUMABLE_SQL, {"since": now - window, "now": now, "limit": limit}
     ).fetchall()
     return tuple(resumable_row(row[1:]) for row in rows)
 

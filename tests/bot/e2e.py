@@ -152,6 +152,15 @@ class LogSignal(logging.Handler):
         self.logger.setLevel(self._level)
 
 
+async def acked_and_logged(app: RunningApp, body: dict[str, Any], text: str) -> None:
+    """Send `body` to `app`, which acknowledges it (200: Slack will not deliver it again), and
+    wait until the app logs a line on docbot.slack containing `text`."""
+    with LogSignal("docbot.slack", text) as logged:
+        status, _ = await app.send(body)
+        assert status == 200
+        await asyncio.wait_for(logged.event.wait(), 10)
+
+
 class ExplodingAnswerer:
     async def answer(
         self, question: str, scope: Scope, *, context: Sequence[str] = (),

@@ -16,7 +16,7 @@ from retrieval.config import Config
 from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import (
-    LogSignal,
+    acked_and_logged,
     ask,
     posted_ts,
     posted_unheard,
@@ -57,10 +57,7 @@ def test_app_a_reaction_whose_run_stopped_after_the_ack_is_resolved_after_a_rest
                 reply_ts = posted_ts(post)
                 slack.fail_next("conversations.replies", 500, count=1 + SERVER_ERROR_RETRIES)
                 body = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="Ev81x")
-                with LogSignal("docbot.slack", "kept until its answer is stored") as kept:
-                    status, _ = await first.send(body)
-                    assert status == 200  # acknowledged: Slack will not deliver it again
-                    await asyncio.wait_for(kept.event.wait(), 10)
+                await acked_and_logged(first, body, "kept until its answer is stored")
             # The first process is gone, with the reaction kept in its memory only.
             assert store.feedback_entries(wrong_only=False) == ()  # not resolved, not lost:
             clock.now += LEASE_SECONDS + 1

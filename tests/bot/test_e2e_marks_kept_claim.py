@@ -10,7 +10,7 @@ from bot.app import Answerer
 from bot.resume import Resumer
 from bot.store import LEASE_SECONDS, EventKey
 from retrieval.config import Config
-from tests.bot.e2e import LogSignal, posted_ts, posted_unheard
+from tests.bot.e2e import acked_and_logged, posted_ts, posted_unheard
 from tests.bot.harness import GENERAL, fake_slack, reaction, running_app, with_channels
 from tests.bot.store.conftest import Backend, FakeClock
 
@@ -30,9 +30,7 @@ def test_app_a_kept_reaction_claim_is_renewed_by_its_process_sweeps(
                 reply_ts = posted_ts(post)
                 slack.refuse("conversations.replies", "ratelimited")  # cannot be read back
                 body = reaction(True, "x", channel=GENERAL, item_ts=reply_ts, event_id="Ev84x")
-                with LogSignal("docbot.slack", "kept until its answer is stored") as kept:
-                    assert (await app.send(body))[0] == 200
-                    await asyncio.wait_for(kept.event.wait(), 10)
+                await acked_and_logged(app, body, "kept until its answer is stored")
                 clock.now += LEASE_SECONDS * 2 / 3
                 await resumer.sweep()  # this process's, before the claim would lapse
                 clock.now += LEASE_SECONDS * 2 / 3  # past the claim's first lease

@@ -10,7 +10,7 @@ from bot.app import Answerer
 from bot.resume import Resumer
 from bot.store import LEASE_SECONDS
 from retrieval.config import Config
-from tests.bot.e2e import LogSignal, posted_ts, posted_unheard
+from tests.bot.e2e import acked_and_logged, posted_ts, posted_unheard
 from tests.bot.harness import GENERAL, fake_slack, reaction, running_app, with_channels
 from tests.bot.store.conftest import Backend, FakeClock
 
@@ -34,9 +34,7 @@ def test_app_a_mark_and_its_removal_kept_by_a_dead_process_leave_no_mark(
                 for added, event_id in ((True, "Ev83z"), (False, "Ev83b")):
                     body = reaction(added, "x", channel=GENERAL, item_ts=reply_ts,
                                     event_id=event_id)  # fmt: skip
-                    with LogSignal("docbot.slack", f"{event_id} on") as kept:
-                        assert (await first.send(body))[0] == 200
-                        await asyncio.wait_for(kept.event.wait(), 10)
+                    await acked_and_logged(first, body, f"{event_id} on")
                     clock.now += 1.0  # claimed a second apart, as Slack sent them
             # The first process is gone, with both reactions kept in its memory only.
             slack.allow("conversations.replies")

@@ -22,10 +22,10 @@ import sqlite3
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import aiohttp
 
+from benchmarks.fault_world import World
 from bot.marks import ACK_BUDGET_SECONDS
 from bot.render.feedback import FEEDBACK_ACTION, HELPFUL
 from bot.store import LEASE_SECONDS
@@ -34,9 +34,6 @@ from tests.bot import payloads
 from tests.bot.conftest import TEAM
 from tests.bot.e2e import reason_submission
 from tests.bot.harness import ASKER, GENERAL, post_event, post_form, reaction
-
-if TYPE_CHECKING:
-    from benchmarks.fault_suite import World
 
 LOCK_SECONDS = ACK_BUDGET_SECONDS / 4
 PRESSER = "U0PRESSER"

@@ -11,7 +11,7 @@ scaling baseline). For each: mentions answered exactly once, duplicated, lost; t
 (POST to HTTP 200) p50 / p99 of every delivery; answers per second from the first send to the
 last reply.
 
-It reuses the fault suite's pieces (benchmarks/fault_suite.py: `Serve`, `_env`, the questions)
+It reuses the fault suite's pieces (benchmarks/fault_world.py: `Serve`, `serve_env`, the questions)
 and the test suite's fakes and PostgreSQL server (tests/postgres_server.py); run it from the repo
 root. Every process it starts is stopped; nothing leaves 127.0.0.1. Figures depend on the machine:
 say which, and how loaded, when quoting them (docs/performance.md).
@@ -33,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from benchmarks.fault_suite import QUESTIONS, Serve, _env
+from benchmarks.fault_world import QUESTIONS, Serve, serve_env
 from bot.store import LEASE_SECONDS
 from retrieval.artifact import builder_lock, publish
 from retrieval.config import load_config
@@ -244,7 +244,7 @@ async def _scenario(name: str, n: int, rate: float, base: int, root: Path) -> Re
         await slack.start()
         stack.push_async_callback(slack.stop)
         url = await asyncio.to_thread(server.create_database, "docbot_load")
-        env = _env(slack, None) | {"DOCBOT_DATABASE_URL": url}
+        env = serve_env(slack, None) | {"DOCBOT_DATABASE_URL": url}
         serves = [
             Serve(config_path, free_port(), env, folder, ("--index", str(published)))
             for _ in range(replicas)

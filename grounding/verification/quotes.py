@@ -29,6 +29,11 @@ _LINE_MARKUP = re.compile(
     rf"(?:{BULLET}|\d{{1,3}}[.)])[ \t]+)+",
     re.M,
 )
+# A step's marker inside a line: "1." or "2)" after the text's start, a sentence's end, a colon,
+# a comma or a word ("a frontend may 1. call ..., then 2. call ..."), before a step's first word
+# or code. A number ending a sentence ("in Python 3. Then ...") is followed by a capital word too,
+# which is why only a whole run 1..n counts.
+_STEP_MARKER = re.compile(r"(?:^|(?<=\s))(?P<n>\d{1,2})[.)][ \t]+(?=[^\W\d_]|[`*])")
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _REST_LINK = re.compile(r"`([^`<\n]+?)\s*<[^>\n]+>`_{1,2}")
 _REST_ROLE = re.compile(REST_ROLE)
@@ -92,8 +97,23 @@ def quote_form(text: str) -> str:
 
 def without_line_markup(text: str) -> str:
     """`text` without code fence lines and line-start markup (list numbers and bullets,
-    headings, console prompts): what a claim may carry and its quotes' sentences drop."""
-    return _LINE_MARKUP.sub("", _FENCE_LINE.sub("", text))
+    headings, console prompts), and without the numbers of steps written on one line ("1.
+    Create ... 2. Pass ..."): what a claim may carry and its quotes' sentences drop."""
+    return _LINE_MARKUP.sub("", without_step_numbers(_FENCE_LINE.sub("", text)))
+
+
+def without_step_numbers(text: str) -> str:
+    """`text` without the markers of a numbered list it writes inline, "1." to "n." (n >= 2) in
+    order, each opening the text, a sentence or a clause and followed by a step's words: their
+    numbers are positions in the claim's own list, not numbers the evidence must hold. Any other
+    number, or markers out of order ("2. ... 5."), is left to be checked."""
+    markers = list(_STEP_MARKER.finditer(text))
+    numbers = [int(m.group("n")) for m in markers]
+    if len(numbers) < 2 or numbers != list(range(1, len(numbers) + 1)):
+        return text
+    for marker in reversed(markers):
+        text = text[: marker.start("n")] + text[marker.end() :]
+    return text
 
 
 def without_links(text: str) -> str:

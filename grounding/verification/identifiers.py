@@ -184,10 +184,17 @@ def _names_a_call(token: str, evidence: str) -> bool:
 
 
 def _documents(module: str, evidence: str) -> bool:
-    """The evidence documents `module`: ":mod:`shutil`", ".. module:: shutil", or qualifies
-    names with it."""
+    """The evidence documents `module`: ":mod:`shutil`", ".. module:: shutil", imports from it
+    in its code (``from contextlib import suppress``, ``import shutil``), or qualifies names with
+    it."""
     named = rf"(?::mod:`~?|\.\.[ \t]*(?:current)?module::[ \t]*){re.escape(module)}(?![\w.])"
-    return re.search(named, evidence) is not None or _is_module(module, evidence)
+    name = re.escape(module)
+    imported = rf"(?<![\w.])(?:from[ \t]+{name}[ \t]+import|import[ \t]+{name}(?![\w.]))"
+    return (
+        re.search(named, evidence) is not None
+        or re.search(imported, evidence) is not None
+        or _is_module(module, evidence)
+    )
 
 
 def _instance(owner: str, name: str, evidence: str) -> bool:

@@ -34,6 +34,7 @@ _LINE_MARKUP = re.compile(
 # or code. A number ending a sentence ("in Python 3. Then ...") is followed by a capital word too,
 # which is why only a whole run 1..n counts.
 _STEP_MARKER = re.compile(r"(?:^|(?<=\s))(?P<n>\d{1,2})[.)][ \t]+(?=[^\W\d_]|[`*])")
+_CODE_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#(?:[ \t][^\n]*)?$", re.M)
 _MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _REST_LINK = re.compile(r"`([^`<\n]+?)\s*<[^>\n]+>`_{1,2}")
 _REST_ROLE = re.compile(REST_ROLE)
@@ -114,6 +115,13 @@ def without_step_numbers(text: str) -> str:
     for marker in reversed(markers):
         text = text[: marker.start("n")] + text[marker.end() :]
     return text
+
+
+def without_code_comments(text: str) -> str:
+    """`text` without its code's comments: a "#" opening a line or after a space, then a space
+    or the line's end, to the line's end (``# ...`` in an example, `x = 1  # seconds`). A
+    markdown heading's "## " is no comment; an "# " heading is taken too, as no code spans one."""
+    return _CODE_COMMENT.sub("", text)
 
 
 def without_links(text: str) -> str:

@@ -48,7 +48,12 @@ from grounding.verification.negation import (
 )
 from grounding.verification.numbers import chinese_in_digits, spanish_numbers
 from grounding.verification.quantities import bare_unit_problem, unit_problem
-from grounding.verification.quotes import quote_form, without_line_markup, without_links
+from grounding.verification.quotes import (
+    quote_form,
+    without_code_comments,
+    without_line_markup,
+    without_links,
+)
 from grounding.verification.settings import setting_problem
 from grounding.verification.values import BOOLEANS, number_problem, value_problem
 from retrieval.text import NEGATIONS, normalize_text
@@ -167,7 +172,24 @@ def coverage_texts(claim_text: str, support: Support) -> tuple[str, str, str]:
 
 def _coverage_texts(claim: str, support: Support) -> tuple[str, str, str]:
     said = _covered(_prose(claim), support.quoted)
-    return said, _prose(support.coverage_text("quoted")), _prose(support.cited)
+    quoted = _prose(support.coverage_text("quoted"))
+    shown = _quoted_code(claim, support)
+    return said, f"{quoted}\n\n{shown}" if shown else quoted, _prose(support.cited)
+
+
+def _quoted_code(claim: str, support: Support) -> str:
+    """The claim's code spans that rebuild a quoted code line with the lines around it in its
+    cited items (`"OPTIONS": {"timeout": 20}` of the quoted line `"timeout": 20,`): the span is
+    the items' code as written, the quote's line inside it, so its words are quoted too."""
+    formed = (quote_form(support.cited), quote_form(without_code_comments(support.cited)))
+    lines = [quote_form(block).strip(" ,;") for block in support.quoted.split("\n\n")]
+    held = []
+    for match in _CODE.finditer(claim):
+        span = quote_form(match.group().strip("`").strip())
+        inside = any(line and len(line) < len(span) and line in span for line in lines)
+        if inside and any(appears(span, form) for form in formed):
+            held.append(span)
+    return "\n\n".join(held)
 
 
 def _consequence_problem(said: str, support: Support, threshold: float) -> str | None:
@@ -226,7 +248,10 @@ def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
     """The first token not in the cited items as written, nor once code layout and markup are
     normalised on both sides (a one-line `mounts = {...}` of a multi-line example), nor part by
     part when it joins several (`a = f(); b = g(a)`, `prog -m tool --flag`)."""
-    written, formed = normalize_text(cited), quote_form(cited)
+    written = normalize_text(cited)
+    # In quote form as written, and without the comments of its code (`"OPTIONS": {"timeout":
+    # 20}` of an example with "# ..." lines around its key), which a line rebuilt leaves out.
+    formed = (quote_form(cited), quote_form(without_code_comments(cited)))
     for token in tokens:
         if _token_in(token, written, formed):
             continue
@@ -236,7 +261,7 @@ def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
     return None
 
 
-def _token_in(token: str, written: str, formed: str) -> bool:
+def _token_in(token: str, written: str, formed: tuple[str, ...]) -> bool:
     """One exact token is in the cited items (`written` as they are, `formed` in quote form)."""
     if is_number_token(token) or appears(token, written):
         return True
@@ -244,7 +269,8 @@ def _token_in(token: str, written: str, formed: str) -> bool:
         return True
     if _URL_WORD.fullmatch(token) and _SCHEME.search(written):
         return True  # "the proxy URL" of `proxy='socks5://user:pass@host:port'`
-    return appears(quote_form(token), formed) or names_the_same(token, written)
+    code = quote_form(token)
+    return any(appears(code, form) for form in formed) or names_the_same(token, written)
 
 
 def _names_in_code(acronym: str, written: str) -> bool:

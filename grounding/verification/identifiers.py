@@ -123,6 +123,33 @@ def appears(token: str, evidence: str) -> bool:
     return re.search(left + re.escape(token) + right, evidence) is not None
 
 
+# A bare lowercase name passed as a whole positional argument (`open(path, "rb")`): in a claim's
+# code rebuilt from an example, the reader's name for what the example passes there.
+_PLACEHOLDER = re.compile(r"(?<=[(,])[a-z_][a-z0-9_]*(?=[,)])")
+# One positional argument of the example's code in quote form: a literal, a name, an expression
+# or a call without nesting; not a keyword argument (no "=" outside a string or a call).
+_ARGUMENT = r"(?:\"[^\"]*\"|'[^']*'|[^,()\"'=]|\([^()]*\))+?"
+
+
+def appears_with_placeholders(code: str, evidence: str) -> bool:
+    """`code` (in quote form) appears in `evidence` (in quote form) with each of its bare names
+    passed as a positional argument standing for any one argument there: `open(path,"rb")` of
+    `open(hashlib.__file__,"rb")`, `stream("GET",url)` of `stream("GET","https://...")`.
+    Keywords, their values, literals and every other character are matched as written:
+    `timeout=5` of `timeout=10` and `f(x,verify=False)` of `f(x)` are still not there."""
+    names = list(_PLACEHOLDER.finditer(code))
+    if not names:
+        return False
+    pattern, at = "", 0
+    for name in names:
+        pattern += re.escape(code[at : name.start()]) + _ARGUMENT
+        at = name.end()
+    pattern += re.escape(code[at:])
+    left = r"(?<![\w.])" if _wordy(code[0]) else ""
+    right = r"(?!\w)" if _wordy(code[-1]) else ""
+    return re.search(left + pattern + right, evidence) is not None
+
+
 def _wordy(char: str) -> bool:
     return char.isalnum() or char == "_"
 

@@ -232,6 +232,16 @@ def _next_is_scale(tokens: Sequence[str], i: int) -> bool:
     return i + 1 < len(tokens) and tokens[i + 1] in _SCALES
 
 
+_SPELLED_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
+def without_english_number_words(text: str) -> str:
+    """`text` with English number words blanked, for a claim in another language, whose words
+    are that language's: Spanish "Ten en cuenta" ("keep in mind") is no 10, "once" is read as
+    Spanish (11) by `spanish_numbers`. Digits stay."""
+    return _SPELLED_WORD.sub(lambda m: " " if m.group().casefold() in SPELLED else m.group(), text)
+
+
 def spanish_numbers(text: str) -> tuple[str, ...]:
     """The values of the Spanish numbers in words of `text`, in order: "tres pasos" is 3, a
     phrase is one number ("treinta y cinco" is 35, "dos mil quinientos" 2500)."""

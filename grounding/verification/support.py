@@ -32,6 +32,7 @@ from grounding.verification.enumerations import list_counts, pointed_counts, sel
 from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
     appears,
+    appears_with_placeholders,
     exact_tokens,
     is_number_token,
     joined_parts,
@@ -46,7 +47,11 @@ from grounding.verification.negation import (
     dropped_negation,
     negation_disagrees,
 )
-from grounding.verification.numbers import chinese_in_digits, spanish_numbers
+from grounding.verification.numbers import (
+    chinese_in_digits,
+    spanish_numbers,
+    without_english_number_words,
+)
 from grounding.verification.quantities import bare_unit_problem, unit_problem
 from grounding.verification.quotes import (
     quote_form,
@@ -270,7 +275,9 @@ def _token_in(token: str, written: str, formed: tuple[str, ...]) -> bool:
     if _URL_WORD.fullmatch(token) and _SCHEME.search(written):
         return True  # "the proxy URL" of `proxy='socks5://user:pass@host:port'`
     code = quote_form(token)
-    return any(appears(code, form) for form in formed) or names_the_same(token, written)
+    if any(appears(code, form) or appears_with_placeholders(code, form) for form in formed):
+        return True
+    return names_the_same(token, written)
 
 
 def _names_in_code(acronym: str, written: str) -> bool:
@@ -303,7 +310,7 @@ def _without_quoted_code(claim: str, quoted: str) -> str:
 def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None:
     """Numbers, values and negations; in another language the numbers (not their neighbours,
     which are words of that language) and whether it negates at all."""
-    said = terms(_prose(chinese_in_digits(claim) if other else claim))
+    said = terms(_prose(without_english_number_words(chinese_in_digits(claim)) if other else claim))
     extra = signature_defaults(support.quoted) + url_ports(support.quoted)
     quoted = terms(_prose(support.quoted + extra))
     if other:  # "tres pasos": a number, whatever language spells it

@@ -32,7 +32,7 @@ from bot.render.feedback import (
     reason_recorded,
 )
 from bot.replies import answer_thread, tell
-from bot.store import REASON_CATEGORIES, AnswerRecord, EventKey, staged_reply_ts
+from bot.store import REASON_CATEGORIES, AnswerRecord, EventKey, Toggled, staged_reply_ts
 from bot.webapi import SLACK_CALL_ERRORS, slack_error
 
 log = logging.getLogger("docbot.slack")
@@ -43,8 +43,8 @@ _REF_KEYS = ("team", "channel", "reply_ts")  # what the modal carries to find it
 
 
 # A press, stored before its ack: the answer pressed on (None: not one of docbot's stored
-# answers) and the presser's button mark afterwards.
-Pressed = tuple[AnswerRecord | None, str | None]
+# answers) and what the press did (None then).
+Pressed = tuple[AnswerRecord | None, Toggled | None]
 
 
 async def record_press(deps: ListenerDeps, press: ButtonPress) -> asyncio.Future[Pressed]:
@@ -68,20 +68,25 @@ async def handle_feedback_press(
     recorded: asyncio.Future[Pressed] | None = None,
 ) -> None:  # fmt: skip
     """Say what the press did (`recorded` by record_press before the ack; None: stored here);
-    a new wrong-mark opens the modal asking what was wrong."""
+    a new wrong-mark opens the modal asking what was wrong. A press Slack delivered again
+    (done already) is neither counted nor answered again."""
     kind = _KINDS.get(press.value)
     if kind is None:
         return
     try:
-        record, mark = await (recorded or await record_press(deps, press))
+        record, toggled = await (recorded or await record_press(deps, press))
     except Exception:
         log_failure(log, "recording a feedback button on %s/%s failed", press.channel,
                     press.message_ts)  # fmt: skip
         await tell(client, press.channel, press.thread_ts, press.user, feedback_failed())
         return
-    if record is None:
+    if record is None or toggled is None:
         await tell(client, press.channel, press.thread_ts, press.user, not_my_answer())
         return
+    if toggled.repeat:
+        log.info("feedback press %s by %s was already handled", press.trigger_id, press.user)
+        return
+    mark = toggled.mark
     deps.metrics.feedback(kind, added=mark == kind)  # a press again takes the mark back
     if mark == "wrong" and press.trigger_id and await _open_modal(client, press, record):
         return
@@ -119,8 +124,9 @@ def reason_problems(submission: Submission) -> dict[str, str]:
     return {}
 
 
-# A reason, stored before its ack: the answer it is about (None: gone, nothing to attach it to).
-Reasoned = AnswerRecord | None
+# A reason, stored before its ack: the answer it is about (None: gone, nothing to attach it to),
+# and whether it was stored now (False: the same modal was stored already, Slack sent it again).
+Reasoned = tuple[AnswerRecord | None, bool]
 
 
 async def record_reason(deps: ListenerDeps, submission: Submission) -> asyncio.Future[Reasoned]:
@@ -136,12 +142,12 @@ async def record_reason(deps: ListenerDeps, submission: Submission) -> asyncio.F
     def store_reason() -> Reasoned:
         record = deps.store.find_answer(ref["team"], ref["channel"], ref["reply_ts"])
         if record is None or record.id is None or ref["team"] != submission.team:
-            return None  # the answer is gone (pruned store): nothing to attach the reason to
-        deps.store.add_reason(
+            return None, False  # the answer is gone (pruned store): nothing to attach it to
+        stored = deps.store.add_reason(
             record.id, submission.user, text, at, source="modal",
             category=str(choice.get("value")), once=once,
         )  # fmt: skip
-        return record
+        return record, stored
 
     return await before_ack(asyncio.to_thread(store_reason),
                             f"feedback reason by {submission.user}")  # fmt: skip
@@ -159,11 +165,16 @@ async def handle_reason(
     deps: ListenerDeps, client: AsyncWebClient, submission: Submission,
     recorded: asyncio.Future[Reasoned],
 ) -> None:  # fmt: skip
-    """Thank the person for a reason record_reason stored before the ack."""
+    """Thank the person for a reason record_reason stored before the ack (once: the same modal
+    delivered again is not thanked for again)."""
     ref = submission.metadata
     try:
-        record = await recorded
+        record, stored = await recorded
         if record is None:
+            return
+        if not stored:
+            log.info("feedback reason %s by %s was already stored", submission.view_id,
+                     submission.user)  # fmt: skip
             return
         reply = reason_recorded(await _escalation(deps, record))
     except Exception:

@@ -29,6 +29,7 @@ from bot.store.contract import (
     StoreError,
     StoreUnavailable,
     ThreadContexts,
+    Toggled,
     staged_reply_ts,
 )
 from bot.store.event_ledger import Claim, ClaimKey, EventKey, EventLedger, MentionKey, Resumable
@@ -74,5 +75,6 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "ThreadContexts",
+    "Toggled",
     "staged_reply_ts",
 ]

@@ -199,17 +199,26 @@ class FeedbackEntry:
     source: str = "reaction"  # one of MARK_SOURCES
 
 
+@dataclass(frozen=True, slots=True)
+class Toggled:
+    """What a feedback button press did: the presser's button mark afterwards, and whether the
+    press was done already (`repeat`: Slack delivered it again, and nothing changed)."""
+
+    mark: str | None
+    repeat: bool = False
+
+
 class FeedbackLog(Protocol):
     def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
     def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
     def wrong_count(self, answer_id: int) -> int: ...
     def toggle_mark(
         self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None
-    ) -> str | None:
+    ) -> Toggled:
         """A press of a feedback button, in one step: the user's button mark becomes `kind`,
         or is retracted when it already was `kind`. The user's button mark afterwards. With
         `once` (the press), the same step marks it done in the ledger, and a press done
-        already changes nothing (a delivery of it again): its mark is returned as it is."""
+        already changes nothing (a delivery of it again): its mark as it is, a `repeat`."""
         ...
 
     def add_reason(

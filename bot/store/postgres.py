@@ -33,6 +33,7 @@ from bot.store.contract import (
     AnswerRecord,
     FeedbackEntry,
     StoreError,
+    Toggled,
     answer_record,
     check_kind,
     check_staged,
@@ -219,18 +220,18 @@ class PostgresAnswerStore:
 
     def toggle_mark(
         self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None
-    ) -> str | None:
+    ) -> Toggled:
         """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
         when it was `kind` already (pressing again takes it back). The mark afterwards; with
         `once`, at most once per press (contract.FeedbackLog)."""
         check_kind(kind)
         now = self._clock()
 
-        async def toggle(conn: AsyncConnection) -> str | None:
+        async def toggle(conn: AsyncConnection) -> Toggled:
             await feedback.require_answer(conn, answer_id, self.where)
             if once is not None and not await ledger.settle_once(conn, once, now):
-                return await feedback.button_mark(conn, answer_id, user)
-            return await feedback.toggle_mark(conn, answer_id, user, kind, at)
+                return Toggled(await feedback.button_mark(conn, answer_id, user), repeat=True)
+            return Toggled(await feedback.toggle_mark(conn, answer_id, user, kind, at))
 
         return self._db.run(toggle)
 

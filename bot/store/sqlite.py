@@ -32,6 +32,7 @@ from bot.store.contract import (
     AnswerRecord,
     FeedbackEntry,
     StoreError,
+    Toggled,
     answer_record,
     check_kind,
     check_reason,
@@ -211,7 +212,7 @@ class SQLiteAnswerStore:
 
     def toggle_mark(
         self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None
-    ) -> str | None:
+    ) -> Toggled:
         """A feedback button pressed: the user's one button mark becomes `kind`, or is retracted
         when it was `kind` already (pressing again takes it back). The mark afterwards; with
         `once`, at most once per press (contract.FeedbackLog)."""
@@ -223,13 +224,13 @@ class SQLiteAnswerStore:
                 "SELECT kind FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
             ).fetchone()
             if once is not None and not ledger.settle_once(conn, once, self._clock()):
-                return None if row is None else str(row[0])
+                return Toggled(None if row is None else str(row[0]), repeat=True)
             if row is not None and row[0] == kind:
                 conn.execute(
                     "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
                 )
                 _withdraw_invitation(conn, answer_id, user)
-                return None
+                return Toggled(None)
             conn.execute(
                 "INSERT OR REPLACE INTO feedback (answer_id, user, emoji, kind, at, source) "
                 "VALUES (?, ?, ?, ?, ?, 'button')",
@@ -237,7 +238,7 @@ class SQLiteAnswerStore:
             )
             if kind != "wrong":
                 _withdraw_invitation(conn, answer_id, user)
-            return kind
+            return Toggled(kind)
 
     def add_reason(
         self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",

@@ -103,9 +103,10 @@ async def post_event(
 
 async def post_form(
     session: aiohttp.ClientSession, url: str, fields: dict[str, str], *,
-    secret: str = SIGNING_SECRET,
+    secret: str = SIGNING_SECRET, retry: int | None = None,
 ) -> tuple[int, str]:  # fmt: skip
-    """POST a signed form, as Slack sends interactivity (`payload=<json>`) and slash commands."""
+    """POST a signed form, as Slack sends interactivity (`payload=<json>`) and slash commands;
+    `retry`: as Slack's retry of it, with its retry headers."""
     raw = urlencode(fields)
     stamp = int(time.time())
     headers = {
@@ -113,6 +114,8 @@ async def post_form(
         "X-Slack-Request-Timestamp": str(stamp),
         "X-Slack-Signature": signature(raw, stamp, secret),
     }
+    if retry is not None:
+        headers.update({"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"})
     async with session.post(url, data=raw.encode(), headers=headers) as response:
         return response.status, await response.text()
 
@@ -161,9 +164,13 @@ class RunningApp:
             self.session, self.url, body, timestamp=timestamp, secret=secret, retry=retry
         )
 
-    async def interact(self, payload: dict[str, Any]) -> tuple[int, str]:
-        """A signed interactivity request (a button pressed, a modal submitted)."""
-        return await post_form(self.session, self.url, {"payload": json.dumps(payload)})
+    async def interact(
+        self, payload: dict[str, Any], *, retry: int | None = None
+    ) -> tuple[int, str]:
+        """A signed interactivity request (a button pressed, a modal submitted); `retry`: Slack
+        delivering it again, its retry headers on."""
+        fields = {"payload": json.dumps(payload)}
+        return await post_form(self.session, self.url, fields, retry=retry)
 
     async def command(self, fields: dict[str, str]) -> tuple[int, str]:
         """A signed slash command."""

@@ -190,7 +190,7 @@ def test_feedback_command_says_where_each_mark_and_reason_came_from(
     replies in every format."""
     record = store.find_answer("T1", "C1", "2.0")
     assert record is not None and record.id is not None
-    assert store.toggle_mark(record.id, "U7", "wrong", "2026-10-03T12:00:00") == "wrong"
+    assert store.toggle_mark(record.id, "U7", "wrong", "2026-10-03T12:00:00").mark == "wrong"
     store.add_reason(record.id, "U7", "step 3 changed", "2026-10-03T12:01:00", source="modal",
                      category="outdated")  # fmt: skip
     text = _run(store, "text", wrong=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.store import REASON_WINDOW_SECONDS, AnswerStore, Claim, EventKey, StoreError
+from bot.store import REASON_WINDOW_SECONDS, AnswerStore, Claim, EventKey, StoreError, Toggled
 from tests.bot.store.conftest import Backend, FakeClock, marked_wrong, record
 
 
@@ -129,13 +129,13 @@ def test_feedback_button_mark_is_one_per_person_toggles_and_keeps_reactions(
     store: AnswerStore,
 ) -> None:
     answer_id = store.save_answer(record())
-    assert store.toggle_mark(answer_id, "U2", "helpful", "t1") == "helpful"
-    assert store.toggle_mark(answer_id, "U2", "wrong", "t2") == "wrong"  # replaces, not adds
+    assert store.toggle_mark(answer_id, "U2", "helpful", "t1").mark == "helpful"
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t2").mark == "wrong"  # replaces, not adds
     assert store.add_feedback(answer_id, "U2", "wrong", "x", "t3") is True  # a reaction beside it
     marks = [(e.source, e.kind, e.emoji) for e in store.feedback_entries(wrong_only=False)]
     assert marks == [("button", "wrong", ""), ("reaction", "wrong", "x")]
     assert store.wrong_count(answer_id) == 1  # one person
-    assert store.toggle_mark(answer_id, "U2", "wrong", "t4") is None  # pressed again: taken back
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t4").mark is None  # again: taken back
     assert [e.source for e in store.feedback_entries(wrong_only=False)] == ["reaction"]
     with pytest.raises(StoreError):
         store.toggle_mark(answer_id, "U2", "meh", "t5")
@@ -176,12 +176,13 @@ def test_feedback_a_press_or_a_reason_given_once_is_applied_once(store: AnswerSt
     answer_id = store.save_answer(record())
     store.add_feedback(answer_id, "U2", "wrong", "x", "t0")  # the entry the reasons join
     press, other = EventKey("press:1"), EventKey("press:2")
-    assert store.toggle_mark(answer_id, "U2", "wrong", "t1", once=press) == "wrong"
-    # The same press delivered again changes nothing (a second press would take it back).
-    assert store.toggle_mark(answer_id, "U2", "wrong", "t1", once=press) == "wrong"
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t1", once=press) == Toggled("wrong")
+    # The same press delivered again changes nothing (a second press would take it back), and
+    # says it was a repeat, for the app not to count it or answer it again.
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t1", once=press) == Toggled("wrong", True)
     assert store.claim(press, "101:aaaa") is Claim.DONE  # the ledger holds it, done
-    assert store.toggle_mark(answer_id, "U2", "wrong", "t2", once=other) is None  # taken back
-    assert store.toggle_mark(answer_id, "U2", "wrong", "t2", once=other) is None
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t2", once=other) == Toggled(None)
+    assert store.toggle_mark(answer_id, "U2", "wrong", "t2", once=other) == Toggled(None, True)
     reason = EventKey("reason:V1")
     assert store.add_reason(answer_id, "U2", "old", "t3", source="modal", category="outdated",
                             once=reason) is True  # fmt: skip

@@ -17,13 +17,12 @@ from grounding.verification.anchors import (
     terms,
 )
 from grounding.verification.bounds import opens_bound
+from grounding.verification.negated import GOVERNS, meets, negated_words, read_negating_verbs
 from retrieval.text import NEGATIONS, SnowballStemmer, fold_word, folded_words
 
 # These reaches are set by hand from how English phrases a negation, not fit by
 # benchmarks/verifier_fit.py (it fits only coverage.py's thresholds).
 NEGATION_WINDOW = 5  # a negation binds to the words right next to it
-# How far after a negation its negated word may be ("does not always follow": follow).
-_GOVERNS = 3
 _DEFAULT = fold_word("default")
 _SNOWBALL = SnowballStemmer("english")
 _BE = folded_words("be been being")
@@ -50,11 +49,14 @@ _FAIL, _STOP = fold_word("fail"), fold_word("stop")
 
 
 def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
-    """The first negation of the claim that is not near the same words in the evidence."""
+    """The first negation of the claim that is not near the same words in the evidence (whose
+    "refuses to" / "fails to" are its "not")."""
     states_default = _DEFAULT in evidence
+    said = evidence
+    evidence = read_negating_verbs(evidence)
     for i, term in enumerate(claim):
         if term in _NEGATING_VERBS:
-            if term in evidence or not _denies_a_verb(claim, i):
+            if term in said or not _denies_a_verb(claim, i):
                 continue
             # "skips caching" is "does not cache": read as that negation of the claim's.
             claim = (*claim[:i], _NOT, *claim[i + 1 :])
@@ -224,7 +226,7 @@ def _denies_another(claim: Sequence[str], i: int, evidence: Sequence[str]) -> bo
         j > 0
         and evidence[j - 1] in _SET_AGAINST
         and not any(
-            _meets(word, other)
+            meets(word, other)
             for word in denied
             for other in content_after(evidence, j, _CONTRAST_SPAN)
         )
@@ -299,7 +301,7 @@ def dropped_negation(
     said = set(claim)
     if _ALTERNATIVES & said:
         quoted = _ELLIPTIC_CONDITION.sub(" ", quoted)
-    clause = terms(quoted)
+    clause = read_negating_verbs(terms(quoted))
     for j, term in enumerate(clause):
         if term in NEGATIONS:
             if term in named or opens_bound(clause, j):
@@ -311,14 +313,19 @@ def dropped_negation(
             keeping, reach = _QUALIFIED, len(claim)
         else:
             continue
-        negated = _negated_word(clause, j)
-        if negated is None:
-            continue
-        spots = [i for i, other in enumerate(claim) if _meets(other, negated)]
-        if not spots or _said_plainly(clause, negated):
-            continue
-        if not any(keeping & sentence_window(claim, i, reach) for i in spots):
-            return negated
+        # The claim keeps the negation near any word it denies that the claim says
+        # ("Draining the tank is not possible" of "It is not possible to drain the tank").
+        denied = negated_words(clause, j)
+        said_words = [
+            (clause[k], [i for i, other in enumerate(claim) if meets(other, clause[k])])
+            for k in denied
+            if not _said_plainly(clause, clause[k], denied)
+        ]
+        said_words = [(negated, spots) for negated, spots in said_words if spots]
+        if said_words and not any(
+            keeping & sentence_window(claim, i, reach) for _, spots in said_words for i in spots
+        ):
+            return said_words[0][0]
     return None
 
 
@@ -331,36 +338,19 @@ def _sets_aside(clause: Sequence[str], j: int) -> bool:
     return after is not None and j + 1 < len(clause) and clause[j + 1] == after
 
 
-def _meets(word: str, negated: str) -> bool:
-    """`word` is the negated word or a form of it that fold_word leaves apart and Snowball
-    joins: "use" of "MUST NOT be used", "permits" of "not permitted"."""
-    return word == negated or _SNOWBALL(word) == _SNOWBALL(negated)
-
-
 _SET_ASIDE_OR_NEGATED = NEGATIONS | frozenset(_SETTING_ASIDE)
 
 
-def _said_plainly(clause: Sequence[str], word: str) -> bool:
+def _said_plainly(clause: Sequence[str], word: str, denied: Sequence[int] = ()) -> bool:
     """`word` also occurs in the clause with no negation just before it ("time limit ... or
-    None for no limits"): the claim may be stating that occurrence."""
+    None for no limits"), and not where a negation denies it (`denied`): the claim may be
+    stating that occurrence."""
     return any(
-        term == word and not _SET_ASIDE_OR_NEGATED & set(clause[max(0, k - _GOVERNS) : k])
+        term == word
+        and k not in denied
+        and not _SET_ASIDE_OR_NEGATED & set(clause[max(0, k - GOVERNS) : k])
         for k, term in enumerate(clause)
     )
-
-
-def _negated_word(clause: Sequence[str], j: int) -> str | None:
-    """The first content word the negation `j` governs; in a passive with none ("MUST NOT be
-    used", "has not been done"), the participle after the "be", function word or not: it is
-    what the negation denies, and a claim saying "you can use it" states it plainly."""
-    passed: list[str] = []
-    for term in clause[j + 1 : j + 1 + _GOVERNS]:
-        if not term:
-            break  # the sentence ended
-        if is_content(term):
-            return term
-        passed.append(term)
-    return next((after for be, after in itertools.pairwise(passed) if be in _BE), None)
 
 
 # What keeps a sentence of the evidence from stating its words plainly: a negation, a contrast

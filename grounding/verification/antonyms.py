@@ -44,6 +44,11 @@ _DENYING_PREFIXES = ("un", "dis", "non")
 _DENIED_STEM = 5
 _SWAPPED_PREFIXES = (("in", "out"), ("out", "in"))
 _SWAPPED_STEM = 3
+# A state's "in-" / "im-" denies it too ("is incompatible" of "is compatible", "is invalid",
+# "is impossible"), read only where both words follow a "be": elsewhere the prefix is a word's
+# own ("install", "import", "inline").
+_STATE_PREFIXES = ("in", "im")
+_BE = folded_words("is are was were be been being am")
 _REACH = 3  # how near a negation must be to turn a word around ("does not ignore")
 _WINDOW = 10  # how near the opposite must be to the claim's other words, as a number's
 
@@ -51,8 +56,11 @@ _WINDOW = 10  # how near the opposite must be to the claim's other words, as a n
 def opposite_problem(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     """The first word of the claim whose opposite the evidence states about the same words."""
     stated = set(evidence)
+    states = {other for j, other in enumerate(evidence) if j > 0 and evidence[j - 1] in _BE}
     for i, term in enumerate(claim):
         opposites = opposites_of(term) & stated
+        if i > 0 and claim[i - 1] in _BE and len(term) >= _DENIED_STEM:
+            opposites |= {prefix + term for prefix in _STATE_PREFIXES} & states
         if term in stated or not opposites or _negated(claim, i):
             continue
         for opposite in opposites:

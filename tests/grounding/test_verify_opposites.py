@@ -68,3 +68,14 @@ def test_always_where_the_quote_hedges_is_dropped() -> None:
     # "not always" hedges too.
     said = terms("A worker does not always hold one open socket.")
     assert opposite_problem(said, terms(evidence)) is None
+
+
+def test_a_state_denied_by_in_or_im_is_dropped() -> None:
+    # "is incompatible" / "is compatible": the prefix of a state after a "be" denies it; a
+    # word whose "in" is its own ("installed", "inline") makes no opposite of its stem.
+    evidence = "The pump is incompatible with brine, and the key is invalid after a restart."
+    assert "incompatibl" in dropped("The pump is compatible with brine.", evidence)
+    assert "invalid" in dropped("The key is valid after a restart.", evidence)
+    kept("The pump is not compatible with brine.", evidence)
+    said = terms("The pump sits on one line in the sump.")
+    assert opposite_problem(said, terms("The pump is installed inline in the sump.")) is None

@@ -17,7 +17,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from grounding.evidence import EvidencePacket, PacketSize, PackPolicy
 from grounding.generators.base import Generation, GenerationRequest, Prompt
 from grounding.generators.extractive import ExtractiveGenerator
 from grounding.pipeline import AnswerPipeline
+from grounding.retriever import Retriever
 from retrieval.config import Config, load_config
 from retrieval.index import Index, build_index
 from retrieval.links import url_resolver
@@ -120,14 +121,26 @@ def collection_config(docs: Path, state: Path) -> Config:
     return load_config(config_file)
 
 
-def run(config: Config, cases: Sequence[Case], threshold: float | None) -> Run:
+def run(
+    config: Config,
+    cases: Sequence[Case],
+    threshold: float | None,
+    retriever: Callable[[Index], Retriever] = lambda index: index,
+) -> Run:
+    """The cases answered over `config`'s index, wrapped by `retriever`
+    (benchmarks/minilm_answers.py reorders its hits)."""
     build_index(config)
     recording = Recording()
     answer = config.answer
     policy = PackPolicy.from_config(answer)
     generator = RecordingGenerator(ExtractiveGenerator(threshold=threshold), recording)
     pipeline = AnswerPipeline(
-        Index.load(config), generator, TiktokenCounter(), policy, url_resolver(config), k=answer.k
+        retriever(Index.load(config)),
+        generator,
+        TiktokenCounter(),
+        policy,
+        url_resolver(config),
+        k=answer.k,
     )
     scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
     answers = asyncio.run(_ask_all(pipeline, scope, cases, recording))

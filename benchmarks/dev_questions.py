@@ -146,10 +146,13 @@ def pipeline_for(
 
 
 def ask_all(
-    config: Config, questions: Sequence[Question], generator: Generator
+    config: Config,
+    questions: Sequence[Question],
+    generator: Generator,
+    retriever: Callable[[Index], Retriever] = lambda index: index,
 ) -> list[tuple[Answer, float]]:
-    """Each question's answer and its pipeline time in ms."""
-    pipeline = pipeline_for(config, generator)
+    """Each question's answer and its pipeline time in ms (`retriever` as in pipeline_for)."""
+    pipeline = pipeline_for(config, generator, retriever)
     scope = resolve_scope(config, "T0BENCH", "C0BENCH", ConversationKind.CHANNEL)
 
     async def run() -> list[tuple[Answer, float]]:

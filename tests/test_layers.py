@@ -17,7 +17,8 @@ FORBIDDEN = {
 }
 # The SDK's calls, and the translation of its exceptions.
 OPENAI_ONLY_IN = {
-    ROOT / "grounding" / "generators" / name for name in ("openai_gen.py", "openai_errors.py")
+    ROOT / "grounding" / "generators" / name
+    for name in ("openai_gen.py", "openai_client.py", "openai_errors.py")
 }
 
 

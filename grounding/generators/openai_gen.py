@@ -27,6 +27,9 @@ from grounding.answer import Usage
 from grounding.deadline import Clock, Deadline, SystemClock, retry_wait
 from grounding.generators.base import Generation, GenerationError, GenerationRequest
 from grounding.generators.model_errors import retryable, why_not_retried
+
+# The SDK client is built there; importers of this module have always found it here.
+from grounding.generators.openai_client import make_openai_client as make_openai_client
 from grounding.generators.openai_errors import server_message, translate_openai_error
 from grounding.generators.openai_replies import (
     JSON_MODE_HINT,
@@ -51,36 +54,11 @@ from grounding.generators.response_formats import (
 from grounding.generators.structured import ResponseFormat, Structured, StructuredTask, T
 from grounding.schema import GroundedResponse
 from grounding.strict_schema import strict_schema_problems
-from retrieval.errors import ConfigError, DocbotError
+from retrieval.errors import DocbotError
 
-OPENAI_API_URL = "https://api.openai.com/v1"
 SCHEMA_NAME = "grounded_response"
 SAFETY_ID_HEX_CHARS = 32  # 128 bits: unique per user, and the raw Slack id never leaves
 API = Literal["responses", "chat"]
-
-
-def make_openai_client(
-    api_key: str, base_url: str | None, *, http_client: openai.DefaultAsyncHttpxClient | None = None
-) -> openai.AsyncOpenAI:
-    """The SDK client, with the SDK's own retries off; `http_client` replaces the SDK's default.
-
-    The SDK would retry timeouts and connection errors too, each attempt with a full timeout, so
-    a hanging server held an answer for timeout x attempts. OpenAIGenerator retries instead:
-    only 429 and 5xx, and only within the answer's deadline.
-    """
-    if not api_key.strip():
-        raise ConfigError(
-            "OPENAI_API_KEY is empty: set it to an OpenAI API key, or to any non-empty value when "
-            "OPENAI_BASE_URL points at a local OpenAI-compatible server (Ollama, vLLM, llama.cpp)."
-        )
-    url = base_url or OPENAI_API_URL
-    if not url.startswith(("https://", "http://")):
-        raise ConfigError(
-            f"OPENAI_BASE_URL {url!r} is not an http(s) URL: use e.g. http://127.0.0.1:11434/v1"
-        )
-    # base_url is always passed so the SDK never falls back to reading the environment itself.
-    # Every call passes its own timeout: what is left of the answer's deadline.
-    return openai.AsyncOpenAI(api_key=api_key, base_url=url, max_retries=0, http_client=http_client)
 
 
 class OpenAIModel:

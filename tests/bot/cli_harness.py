@@ -16,9 +16,13 @@ ROLLBACK = "To roll back a deploy, run `deployctl rollback --to PREVIOUS`."
 ROLLBACK_PAGE = {"deploy.md": f"# Rollback\n\n{ROLLBACK}\n"}
 
 
-def indexed_handbook(folder: Path, config_text: str, docs: Mapping[str, str]) -> Path:
+def indexed_handbook(
+    folder: Path, config_text: str, docs: Mapping[str, str],
+    capsys: pytest.CaptureFixture[str] | None = None,
+) -> Path:  # fmt: skip
     """Writes `docs` into folder/handbook and `config_text` beside it, runs `docbot index` on
-    them, and returns the config's path."""
+    them, and returns the config's path; with `capsys`, the index's output is read off, so the
+    test reads only its own command's."""
     handbook = folder / "handbook"
     handbook.mkdir()
     for name, text in docs.items():
@@ -26,6 +30,8 @@ def indexed_handbook(folder: Path, config_text: str, docs: Mapping[str, str]) ->
     config = folder / "docbot.yml"
     config.write_text(config_text, encoding="utf-8")
     assert main(["index", "--config", str(config)]) == 0
+    if capsys is not None:
+        capsys.readouterr()
     return config
 
 

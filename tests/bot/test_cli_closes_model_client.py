@@ -28,9 +28,7 @@ CLAIM = ("To roll back a deploy, run `deployctl rollback --to PREVIOUS`.", ["E1"
 
 @pytest.fixture
 def indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    config = indexed_handbook(tmp_path, CONFIG, ROLLBACK_PAGE)
-    capsys.readouterr()
-    return config
+    return indexed_handbook(tmp_path, CONFIG, ROLLBACK_PAGE, capsys)
 
 
 @pytest.fixture

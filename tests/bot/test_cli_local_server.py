@@ -29,9 +29,7 @@ CLAIM = "To roll back a deploy, run `deployctl rollback --to PREVIOUS`."
 
 @pytest.fixture
 def indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    config = indexed_handbook(tmp_path, CONFIG, {"deploy.md": f"# Rollback\n\n{CLAIM}\n"})
-    capsys.readouterr()
-    return config
+    return indexed_handbook(tmp_path, CONFIG, {"deploy.md": f"# Rollback\n\n{CLAIM}\n"}, capsys)
 
 
 @pytest.fixture

@@ -22,9 +22,7 @@ QUESTION = "How do I roll back a deploy?"
 
 @pytest.fixture
 def indexed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    config = indexed_handbook(tmp_path, CONFIG, ROLLBACK_PAGE)
-    capsys.readouterr()
-    return config
+    return indexed_handbook(tmp_path, CONFIG, ROLLBACK_PAGE, capsys)
 
 
 @pytest.fixture

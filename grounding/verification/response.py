@@ -18,6 +18,7 @@ from grounding.verification.quotes import Located, item_text, locate
 from grounding.verification.quotes import unknown_quotes as _unknown_quotes
 from grounding.verification.support import Support, check
 from retrieval.chunks import Chunk
+from retrieval.text.markup import code_spans
 
 _LABEL_MARKERS = re.compile(r"\s*[\[(]E\d+(?:\s*[,;]\s*E\d+)*[\])]")
 
@@ -144,8 +145,18 @@ def support_of(
     headings = "\n\n".join(dict.fromkeys(" > ".join(i.chunk.heading_path) for i in cited))
     clauses = tuple(q.clause for q in located)
     lists = tuple(sorted({q.list_length for q in located if q.list_length}))
-    under = "\n\n".join(dict.fromkeys(q.heading for q in located if q.heading))
+    under = "\n\n".join(
+        dict.fromkeys(
+            h for q in located for h in (*_heading_names(q.item.chunk.heading_path), q.heading) if h
+        )
+    )
     return Support(quoted, evidence_text(cited), clauses, context, stated, headings, lists, under)
+
+
+def _heading_names(headings: Sequence[str]) -> tuple[str, ...]:
+    """The names the headings above a quote write as code (":mod:`contextlib` --- Utilities"):
+    the module or object the section documents, which a claim may name as its subject."""
+    return tuple(" ".join(code_spans(h)) for h in headings)
 
 
 def evidence_text(items: Iterable[EvidenceItem]) -> str:

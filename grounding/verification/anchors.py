@@ -155,9 +155,20 @@ _VERSION = fold_word("version")
 _VERSION_WORDS = folded_words("since python in version added new from until")
 
 
+# The words that lead a version with a product's name between ("since Django 5.1", "in HTTPX
+# 0.28", "added in Python 3.9"): the name is any one word.
+_VERSION_LEADS = folded_words("since in from until added")
+
+
 def versioned(terms: Sequence[str], i: int) -> bool:
-    """Term `i` is a dotted number written as a version: right after a version word."""
-    return "." in terms[i] and is_number(terms[i]) and i > 0 and terms[i - 1] in _VERSION_WORDS
+    """Term `i` is a dotted number written as a version: right after a version word, or after
+    one word (a product's name) right after a word that leads a version."""
+    if "." not in terms[i] or not is_number(terms[i]) or i == 0:
+        return False
+    if terms[i - 1] in _VERSION_WORDS:
+        return True
+    named = i > 1 and terms[i - 1][:1].isalpha() and terms[i - 2] in _VERSION_LEADS
+    return named
 
 
 def _named_elsewhere(evidence: Sequence[str], spots: Sequence[int]) -> list[int]:

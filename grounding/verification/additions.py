@@ -2,7 +2,7 @@
 case adds to what its quotes say ("The transport's retries also handle read/write errors" of
 "If you need other forms of retry behaviors, such as handling read/write errors, ..."). It
 shares the quote's words, so coverage keeps it; what it adds is outside knowledge unless the
-quotes add it too, or an earlier kept claim of the answer, quoting one of the same items, is
+quotes add it too, or an earlier kept claim of the answer, quoting the same document, is
 what it adds to ("A `Client` also applies configuration ..." after "... reuses connections"), or
 the quotes add a case in words of their own ("as well as", "in addition to", "besides"), or a
 clause of the claim's before it, in the quotes' words, is ("..., and it also sends headers").

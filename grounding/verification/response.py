@@ -136,11 +136,14 @@ def support_of(
     located: Sequence[Located], cited: Sequence[EvidenceItem], earlier: Sequence[Kept] = ()
 ) -> Support:
     """A claim's support: the sentences its quotes stand in, its cited items whole, and the
-    sentences earlier kept claims quoted from those items (numbers the answer already showed)."""
+    sentences earlier kept claims quoted from those items' documents (numbers the answer already
+    showed, cases an "also" adds to: a section may be cut into several items)."""
     quoted = "\n\n".join(dict.fromkeys(q.sentences for q in located))
     context = "\n\n".join(dict.fromkeys(q.context for q in located))
-    labels = {item.label for item in cited}
-    shown = dict.fromkeys(q.sentences for k in earlier for q in k.quotes if q.item.label in labels)
+    documents = {_document(item) for item in cited}
+    shown = dict.fromkeys(
+        q.sentences for k in earlier for q in k.quotes if _document(q.item) in documents
+    )
     stated = "\n\n".join(s for s in shown if s not in quoted)
     headings = "\n\n".join(dict.fromkeys(" > ".join(i.chunk.heading_path) for i in cited))
     clauses = tuple(q.clause for q in located)
@@ -151,6 +154,10 @@ def support_of(
         )
     )
     return Support(quoted, evidence_text(cited), clauses, context, stated, headings, lists, under)
+
+
+def _document(item: EvidenceItem) -> tuple[str, str]:
+    return item.chunk.collection, item.chunk.path
 
 
 def _heading_names(headings: Sequence[str]) -> tuple[str, ...]:

@@ -101,8 +101,8 @@ class Support:
     cited: str
     clauses: tuple[str, ...] = ()
     context: str = ""  # the quoted sentences and one on each side
-    # Sentences of the cited items that earlier kept claims of the answer quoted: a number
-    # they hold was shown already, so the claim may restate it ("... above 100").
+    # Sentences of the cited items' documents that earlier kept claims of the answer quoted: a
+    # number they hold was shown already, so the claim may restate it ("... above 100").
     stated: str = ""
     # The cited items' headings, one a paragraph: what the quoted sentences are under, so a
     # number there ("Django 1.10 release notes") is the quote's too.

@@ -150,6 +150,22 @@ def appears_with_placeholders(code: str, evidence: str) -> bool:
     return re.search(left + pattern + right, evidence) is not None
 
 
+# An assignment a claim writes as code (`SESSION_SAVE_EVERY_REQUEST = True`, `x.timeout = 5`).
+_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*=\s*(?P<value>[^\s=][^=]*)")
+
+
+def set_in_prose(code: str, evidence: str) -> bool:
+    """`code` is an assignment the evidence states in prose: "set NAME to VALUE", "set the NAME
+    setting to VALUE" (in quote form, markup gone). The value is the one the sentence sets: `X =
+    False` of "set X to True" is not there."""
+    assignment = _ASSIGNMENT.fullmatch(code.strip())
+    if assignment is None:
+        return False
+    name, value = (re.escape(v.strip()) for v in assignment.group("name", "value"))
+    said = rf"(?<!\w)set\s+(?:the\s+)?{name}(?:\s+[a-z]+)?\s+to\s+{value}(?!\w|\.\w)"
+    return re.search(said, evidence, re.IGNORECASE) is not None
+
+
 def _wordy(char: str) -> bool:
     return char.isalnum() or char == "_"
 

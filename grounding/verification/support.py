@@ -37,6 +37,7 @@ from grounding.verification.identifiers import (
     is_number_token,
     joined_parts,
     names_the_same,
+    set_in_prose,
     url_ports,
     without_urls,
 )
@@ -277,7 +278,7 @@ def _token_in(token: str, written: str, formed: tuple[str, ...]) -> bool:
     code = quote_form(token)
     if any(appears(code, form) or appears_with_placeholders(code, form) for form in formed):
         return True
-    return names_the_same(token, written)
+    return names_the_same(token, written) or set_in_prose(token, formed[0])
 
 
 def _names_in_code(acronym: str, written: str) -> bool:

@@ -82,6 +82,14 @@ def added_negation(claim: Sequence[str], evidence: Sequence[str]) -> str | None:
     return None
 
 
+def _verbs_read_as_not(claim: Sequence[str]) -> tuple[str, ...]:
+    """The claim with each negating verb that denies the verb after it read as "not"."""
+    return tuple(
+        _NOT if term in _NEGATING_VERBS and _denies_a_verb(claim, i) else term
+        for i, term in enumerate(claim)
+    )
+
+
 def _denies_a_verb(claim: Sequence[str], i: int) -> bool:
     """The negating verb `i` says "does not" of what follows it: "fail" only before "to",
     "stop" only before a content word (its gerund), the others before anything."""
@@ -297,7 +305,9 @@ def dropped_negation(
 ) -> str | None:
     """The word a negation of the quote's clause `quoted` negates, when the claim states that
     word with no negation near it; None when the claim keeps every negation or does not say the
-    word. A negation the claim's code holds (`named`, code_names.py) is kept by that name."""
+    word. A negation the claim's code holds (`named`, code_names.py) is kept by that name, and
+    one its verb says ("refuses to drain", "skips draining") as added_negation reads it."""
+    claim = _verbs_read_as_not(claim)
     said = set(claim)
     if _ALTERNATIVES & said:
         quoted = _ELLIPTIC_CONDITION.sub(" ", quoted)

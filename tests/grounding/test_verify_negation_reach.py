@@ -56,3 +56,18 @@ def test_a_claim_stating_what_the_negation_reaches_is_dropped(quote: str, claim:
 )
 def test_a_claim_keeping_the_negation_is_kept(quote: str, claim: str) -> None:
     assert _kept(quote, claim)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The pump refuses to drain a full tank.",
+        "The pump fails to drain a full tank.",
+        "The pump skips draining a full tank.",
+        "The pump avoids draining a full tank.",
+    ],
+)
+def test_a_claim_saying_the_negation_with_a_verb_keeps_it(claim: str) -> None:
+    # The verbs added_negation reads as "not" keep the quote's "not" as well.
+    assert _kept("The pump does not drain a full tank.", claim)
+    assert not _kept("The pump does not drain a full tank.", "The pump drains a full tank.")

@@ -53,6 +53,7 @@ class _ReactionEvent(_Slice):
     reaction: str
     item: _ReactionItem
     item_user: str = ""
+    event_ts: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +107,7 @@ class Reaction:
     channel: str
     ts: str  # the message reacted to
     item_user: str = ""  # who wrote it, when Slack says
+    event_ts: str = ""  # when it was added or removed, by Slack (its order: reaction_order.py)
 
 
 class _HomeOpened(_Slice):
@@ -173,7 +175,7 @@ def parse_reaction(body: Mapping[str, Any]) -> Reaction | None:
     emoji = _SKIN_TONE.sub("", event.reaction)
     return Reaction(
         envelope.event_id, envelope.team_id, event.user, emoji, item.channel, item.ts,
-        event.item_user,
+        event.item_user, event.event_ts,
     )  # fmt: skip
 
 

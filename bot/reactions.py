@@ -7,6 +7,7 @@ or by a resume sweep when the process handling it died (bot/resume.py).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Coroutine
@@ -314,17 +315,21 @@ async def _add_feedback(
     store, user, answer_id = deps.store, reaction.user, record.id
     assert answer_id is not None
     before = await asyncio.to_thread(store.wrong_count, answer_id)
-    at = deps.now().isoformat()
-    new = await asyncio.to_thread(store.add_feedback, answer_id, user, kind, reaction.emoji, at)
+    at, emoji, event_ts = deps.now().isoformat(), reaction.emoji, reaction.event_ts
+    add = functools.partial(store.add_feedback, event_ts=event_ts)
+    new = await asyncio.to_thread(add, answer_id, user, kind, emoji, at)
     if new:
         deps.metrics.feedback(kind, added=True)
     if kind != "wrong":
         return
     # Thank (and invite a reason from) each person once, on their first wrong-mark. A mark its
     # dead run stored may never have been thanked: thanked now, as a second thank-you is the
-    # lesser harm than an invitation nobody saw.
+    # lesser harm than an invitation nobody saw; unless the mark is not there, as a removal
+    # made after it was counted first (by another replica: bot/store/reaction_order.py).
     first = new and await asyncio.to_thread(store.wrong_count, answer_id) > before
-    if first or (resumed and not new):
+    stored = resumed and not new and await asyncio.to_thread(store.has_feedback, answer_id,
+                                                              user, emoji)  # fmt: skip
+    if first or stored:
         await asyncio.to_thread(store.invite_reason, answer_id, user)
         await _thank_for_wrong(deps, client, record, user, bot_user_id)
 
@@ -333,8 +338,10 @@ async def _retract_feedback(
     deps: ListenerDeps, reaction: Reaction, kind: str, answer_id: int
 ) -> None:
     # Retracting the user's last wrong-mark also withdraws their invitation (in the store).
-    store = deps.store
-    if await asyncio.to_thread(store.remove_feedback, answer_id, reaction.user, reaction.emoji):
+    # A removal that finds nothing is remembered by its event time all the same: a mark made
+    # before it, kept pending on another replica, then changes nothing when counted.
+    remove = functools.partial(deps.store.remove_feedback, event_ts=reaction.event_ts)
+    if await asyncio.to_thread(remove, answer_id, reaction.user, reaction.emoji):
         deps.metrics.feedback(kind, added=False)
 
 

@@ -209,8 +209,24 @@ class Toggled:
 
 
 class FeedbackLog(Protocol):
-    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool: ...
-    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool: ...
+    def add_feedback(
+        self, answer_id: int, user: str, kind: str, emoji: str, at: str, *, event_ts: str = ""
+    ) -> bool:
+        """Record `user`'s reaction `emoji` on the answer; False when it was recorded already,
+        or when `event_ts` (Slack's time of the reaction event) is older than that of an event
+        of the same reaction applied already (a removal made after it: reaction_order.py)."""
+        ...
+
+    def remove_feedback(self, answer_id: int, user: str, emoji: str, *, event_ts: str = "") -> bool:
+        """Retract the reaction; False when there was nothing to retract, or when a later event
+        of it was applied already. A removal that finds nothing is still remembered with its
+        `event_ts`, so a mark made before it and resolved after it does not count."""
+        ...
+
+    def has_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
+        """Whether `user`'s reaction `emoji` on the answer is recorded."""
+        ...
+
     def wrong_count(self, answer_id: int) -> int: ...
     def toggle_mark(
         self, answer_id: int, user: str, kind: str, at: str, *, once: EventKey | None = None

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.store import postgres_escalations as escalations
 from bot.store import postgres_feedback as feedback
 from bot.store import postgres_ledger as ledger
+from bot.store import reaction_order
 from bot.store.answer_sql import MARK_POSTED_SQL, answer_values, mark_posted_values, restaged
 from bot.store.contract import (
     ESCALATION_LEASE_SECONDS,
@@ -195,20 +196,38 @@ class PostgresAnswerStore:
 
     # --- feedback (postgres_feedback.py) ------------------------------------------------
 
-    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
-        """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
+    def add_feedback(
+        self, answer_id: int, user: str, kind: str, emoji: str, at: str, *, event_ts: str = ""
+    ) -> bool:
+        """Record a reaction; False when this user's `emoji` on this answer is already recorded,
+        or a later event of it was applied (contract.FeedbackLog)."""
         check_kind(kind)
+        now = self._clock()
 
         async def add(conn: AsyncConnection) -> bool:
             await feedback.require_answer(conn, answer_id, self.where)
+            if not await feedback.latest(conn, answer_id, user, emoji, event_ts, now):
+                return False
             return await feedback.add_mark(conn, answer_id, user, kind, emoji, at)
 
         return self._db.run(add)
 
-    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
-        """Retract a reaction; False when there was nothing to retract. Retracting the user's
-        last wrong-mark on the answer also withdraws the invitation to say why."""
-        return self._db.run(lambda c: feedback.remove_mark(c, answer_id, user, emoji))
+    def remove_feedback(self, answer_id: int, user: str, emoji: str, *, event_ts: str = "") -> bool:
+        """Retract a reaction; False when there was nothing to retract (remembered by its event
+        time all the same), or a later event of it was applied (contract.FeedbackLog).
+        Retracting the user's last wrong-mark on the answer also withdraws the invitation."""
+        now = self._clock()
+
+        async def remove(conn: AsyncConnection) -> bool:
+            await feedback.require_answer(conn, answer_id, self.where)
+            if not await feedback.latest(conn, answer_id, user, emoji, event_ts, now):
+                return False
+            return await feedback.remove_mark(conn, answer_id, user, emoji)
+
+        return self._db.run(remove)
+
+    def has_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
+        return self._db.run(lambda c: feedback.has_mark(c, answer_id, user, emoji))
 
     def wrong_count(self, answer_id: int) -> int:
         """How many people marked the answer wrong (two wrong-emoji from one person count once)."""
@@ -360,5 +379,6 @@ class PostgresAnswerStore:
             )
             untold = {"cutoff": now - THREAD_CONTEXT_RETENTION_SECONDS}
             await conn.execute(sql(PRUNE_THREAD_CONTEXTS_SQL), untold)
+            await conn.execute(sql(reaction_order.PRUNE_SQL), {"cutoff": now - self._retention})
 
         self._db.run(prune)

@@ -16,6 +16,7 @@ from bot.store.contract import (
     check_reason,
     group_reasons,
 )
+from bot.store.reaction_order import LATEST_SQL, event_order
 
 ANSWER_COLUMNS = (
     "id", "team", "channel", "thread_ts", "reply_ts", "question_ts", "asker", "question",
@@ -38,6 +39,26 @@ async def add_mark(
             "(:id, :user, :kind, :emoji, :at, 'reaction') ON CONFLICT DO NOTHING RETURNING 1"
         ),
         {"id": answer_id, "user": user, "kind": kind, "emoji": emoji, "at": at},
+    )
+    return row.first() is not None
+
+
+async def latest(
+    conn: AsyncConnection, answer_id: int, user: str, emoji: str, event_ts: str, now: float
+) -> bool:
+    """Whether the reaction event at `event_ts` is its reaction's latest (recorded now as such);
+    an event without a time is not ordered, so True."""
+    order = event_order(event_ts)
+    if order is None:
+        return True
+    values = {"id": answer_id, "user": user, "emoji": emoji, "ts": order, "now": now}
+    return (await conn.execute(sql(LATEST_SQL), values)).first() is not None
+
+
+async def has_mark(conn: AsyncConnection, answer_id: int, user: str, emoji: str) -> bool:
+    row = await conn.execute(
+        sql("SELECT 1 FROM feedback WHERE answer_id = :id AND user_id = :user AND emoji = :emoji"),
+        {"id": answer_id, "user": user, "emoji": emoji},
     )
     return row.first() is not None
 

@@ -140,6 +140,19 @@ STEPS = (
         "an event's claim keeps its delivery, to resolve it after a crash",
         ("ALTER TABLE processed_events ADD COLUMN payload TEXT",),
     ),
+    # As SQLite's step of the same name: the latest applied event of each reaction, by time.
+    Step(
+        "a reaction's mark and removal count in the order they were made, on any replica",
+        (
+            """CREATE TABLE reaction_order (
+                answer_id BIGINT NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, emoji TEXT NOT NULL, event_ts BIGINT NOT NULL,
+                seen DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (answer_id, user_id, emoji)
+            )""",
+            "CREATE INDEX reaction_order_seen ON reaction_order (seen)",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bot.store import reaction_order
 from bot.store import sqlite_answers as answers
 from bot.store import sqlite_escalations as escalations
 from bot.store import sqlite_ledger as ledger
+from bot.store import sqlite_marks as marks
 from bot.store import sqlite_reasons as reasons
 from bot.store.contract import (
-    BUTTON_MARK,
     ESCALATION_LEASE_SECONDS,
     EVENT_RETENTION_SECONDS,
     LEASE_SECONDS,
@@ -175,31 +176,34 @@ class SQLiteAnswerStore:
 
     # --- feedback ------------------------------------------------------------------------
 
-    def add_feedback(self, answer_id: int, user: str, kind: str, emoji: str, at: str) -> bool:
-        """Record a reaction; False when this user's `emoji` on this answer is already recorded."""
+    def add_feedback(
+        self, answer_id: int, user: str, kind: str, emoji: str, at: str, *, event_ts: str = ""
+    ) -> bool:
+        """Record a reaction; False when this user's `emoji` on this answer is already recorded,
+        or a later event of it was applied (contract.FeedbackLog)."""
         check_kind(kind)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO feedback (answer_id, user, kind, emoji, at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (answer_id, user, kind, emoji, at),
-            )
-            return cursor.rowcount == 1
+            if not marks.latest(conn, answer_id, user, emoji, event_ts, self._clock()):
+                return False
+            return marks.add(conn, answer_id, user, kind, emoji, at)
 
-    def remove_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
-        """Retract a reaction; False when there was nothing to retract.
+    def remove_feedback(self, answer_id: int, user: str, emoji: str, *, event_ts: str = "") -> bool:
+        """Retract a reaction; False when there was nothing to retract (remembered by its event
+        time all the same), or a later event of it was applied (contract.FeedbackLog).
 
         Retracting the user's last wrong-mark on the answer also withdraws the invitation to
         say why: their next reply in the thread is a question again.
         """
         with self._write() as conn:
-            cursor = conn.execute(
-                "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?",
-                (answer_id, user, emoji),
-            )
-            _withdraw_invitation(conn, answer_id, user)
-            return cursor.rowcount == 1
+            self._require_answer(conn, answer_id)
+            if not marks.latest(conn, answer_id, user, emoji, event_ts, self._clock()):
+                return False
+            return marks.remove(conn, answer_id, user, emoji)
+
+    def has_feedback(self, answer_id: int, user: str, emoji: str) -> bool:
+        with self._read() as conn:
+            return marks.has(conn, answer_id, user, emoji)
 
     def wrong_count(self, answer_id: int) -> int:
         """How many people marked the answer wrong (two wrong-emoji from one person count once)."""
@@ -219,26 +223,9 @@ class SQLiteAnswerStore:
         check_kind(kind)
         with self._write() as conn:
             self._require_answer(conn, answer_id)
-            key = (answer_id, user, BUTTON_MARK)
-            row = conn.execute(
-                "SELECT kind FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
-            ).fetchone()
             if once is not None and not ledger.settle_once(conn, once, self._clock()):
-                return Toggled(None if row is None else str(row[0]), repeat=True)
-            if row is not None and row[0] == kind:
-                conn.execute(
-                    "DELETE FROM feedback WHERE answer_id = ? AND user = ? AND emoji = ?", key
-                )
-                _withdraw_invitation(conn, answer_id, user)
-                return Toggled(None)
-            conn.execute(
-                "INSERT OR REPLACE INTO feedback (answer_id, user, emoji, kind, at, source) "
-                "VALUES (?, ?, ?, ?, ?, 'button')",
-                (*key, kind, at),
-            )
-            if kind != "wrong":
-                _withdraw_invitation(conn, answer_id, user)
-            return Toggled(kind)
+                return Toggled(marks.button_mark(conn, answer_id, user), repeat=True)
+            return Toggled(marks.toggle(conn, answer_id, user, kind, at))
 
     def add_reason(
         self, answer_id: int, user: str, text: str, at: str, *, source: str = "thread",
@@ -382,18 +369,9 @@ class SQLiteAnswerStore:
         )
         untold = {"cutoff": now - THREAD_CONTEXT_RETENTION_SECONDS}
         self._conn.execute(PRUNE_THREAD_CONTEXTS_SQL, untold)
+        self._conn.execute(reaction_order.PRUNE_SQL, {"cutoff": cutoff})
         self._last_prune = now
 
     def _require_answer(self, conn: sqlite3.Connection, answer_id: int) -> None:
         if conn.execute("SELECT 1 FROM answers WHERE id = ?", (answer_id,)).fetchone() is None:
             raise StoreError(f"{self._path}: no answer with id {answer_id} is stored.")
-
-
-def _withdraw_invitation(conn: sqlite3.Connection, answer_id: int, user: str) -> None:
-    """Once `user` has no wrong-mark left on the answer, their next thread reply is a question
-    again, not a reason."""
-    conn.execute(
-        "DELETE FROM reason_invites WHERE answer_id = ? AND user = ? AND NOT EXISTS ("
-        "SELECT 1 FROM feedback WHERE answer_id = ? AND user = ? AND kind = 'wrong')",
-        (answer_id, user, answer_id, user),
-    )

@@ -165,6 +165,22 @@ STEPS = (
         "an event's claim keeps its delivery, to resolve it after a crash",
         ("ALTER TABLE processed_events ADD COLUMN payload TEXT",),
     ),
+    # A reaction's events count in the order Slack made them (bot/store/reaction_order.py): the
+    # latest applied event's time per person, answer and emoji, so a mark kept pending by one
+    # replica and resolved after its removal, resolved by another, does not count. `event_ts`
+    # is Slack's event time in microseconds; `seen` the store's clock, for pruning.
+    Step(
+        "a reaction's mark and removal count in the order they were made, on any replica",
+        (
+            """CREATE TABLE reaction_order (
+                answer_id INTEGER NOT NULL REFERENCES answers (id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL, emoji TEXT NOT NULL, event_ts INTEGER NOT NULL,
+                seen REAL NOT NULL,
+                PRIMARY KEY (answer_id, user_id, emoji)
+            )""",
+            "CREATE INDEX reaction_order_seen ON reaction_order (seen)",
+        ),
+    ),
 )
 SCHEMA_VERSION = len(STEPS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.store import REASON_WINDOW_SECONDS, AnswerStore, Claim, EventKey, StoreError, Toggled
+from bot.store.reaction_order import event_order
 from tests.bot.store.conftest import Backend, FakeClock, marked_wrong, record
 
 
@@ -191,3 +192,35 @@ def test_feedback_a_press_or_a_reason_given_once_is_applied_once(store: AnswerSt
     assert store.add_reason(answer_id, "U2", "no key", "t4") is True
     (entry,) = store.feedback_entries(wrong_only=False)
     assert [r.text for r in entry.reasons] == ["old", "no key"]
+
+
+def test_feedback_a_reaction_counts_in_its_events_order_across_processes(
+    backend: Backend, clock: FakeClock
+) -> None:
+    first, second = backend.open(clock), backend.open(clock)  # two processes, one database
+    answer_id = first.save_answer(record())
+    # U2 adds :x: (10 s) and removes it (20 s); the removal is resolved first, by another
+    # process, and finds nothing; the mark resolved after it changes nothing.
+    assert second.remove_feedback(answer_id, "U2", "x", event_ts="1700000020.000100") is False
+    assert first.add_feedback(answer_id, "U2", "wrong", "x", "t1",
+                              event_ts="1700000010.000100") is False  # fmt: skip
+    assert not first.has_feedback(answer_id, "U2", "x") and first.wrong_count(answer_id) == 0
+    # Added again later, it counts; a removal older than that, resolved late, takes nothing back.
+    assert first.add_feedback(answer_id, "U2", "wrong", "x", "t2",
+                              event_ts="1700000030.000000") is True  # fmt: skip
+    assert second.remove_feedback(answer_id, "U2", "x", event_ts="1700000029.999999") is False
+    assert second.has_feedback(answer_id, "U2", "x")
+    # Another emoji, or another person, is another reaction; an event without a time (a claim
+    # written by an older docbot) is not ordered.
+    assert second.add_feedback(answer_id, "U2", "wrong", "-1", "t3",
+                               event_ts="1700000015.000000") is True  # fmt: skip
+    assert second.remove_feedback(answer_id, "U2", "x") is True
+    assert [e.emoji for e in first.feedback_entries(wrong_only=True)] == ["-1"]
+
+
+def test_reaction_order_reads_slacks_event_time_exactly() -> None:
+    assert event_order("1610241741.000500") == 1610241741_000500
+    assert event_order("1610241741.5") == 1610241741_500000
+    assert event_order("1610241741") == 1610241741_000000
+    assert event_order("1610241741.000501") > event_order("1610241741.000500")  # type: ignore[operator]
+    assert event_order("") is None and event_order("soon") is None and event_order("1.x") is None

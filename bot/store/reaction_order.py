@@ -7,13 +7,15 @@ from __future__ import annotations
 
 # Both backends' statement (SQLite and PostgreSQL share the upsert syntax; named parameters id,
 # user, emoji, ts, now): a row back when the event at `ts` is the reaction's latest, recorded
-# now; none when a later event of it was recorded already (then the event changes nothing).
+# now; none when a later event of it was recorded already (then the event changes nothing). Two
+# events of the same time cannot be ordered (Slack's example payloads share one): both apply,
+# in the order resolved, as before; a delivery of the same event again is the ledger's to drop.
 LATEST_SQL = (
     "INSERT INTO reaction_order (answer_id, user_id, emoji, event_ts, seen) "
     "VALUES (:id, :user, :emoji, :ts, :now) "
     "ON CONFLICT (answer_id, user_id, emoji) DO UPDATE SET "
     "event_ts = excluded.event_ts, seen = excluded.seen "
-    "WHERE excluded.event_ts > reaction_order.event_ts RETURNING 1"
+    "WHERE excluded.event_ts >= reaction_order.event_ts RETURNING 1"
 )
 # Kept as long as the ledger keeps events (EVENT_RETENTION_SECONDS): a reaction's event is
 # resolved within the resume window (15 minutes) or never, so none older can come after that.

@@ -210,6 +210,10 @@ def test_feedback_a_reaction_counts_in_its_events_order_across_processes(
                               event_ts="1700000030.000000") is True  # fmt: skip
     assert second.remove_feedback(answer_id, "U2", "x", event_ts="1700000029.999999") is False
     assert second.has_feedback(answer_id, "U2", "x")
+    # Two events of one time cannot be ordered: both apply, as resolved.
+    assert second.remove_feedback(answer_id, "U2", "x", event_ts="1700000030.000000") is True
+    assert first.add_feedback(answer_id, "U2", "wrong", "x", "t2",
+                              event_ts="1700000030.000000") is True  # fmt: skip
     # Another emoji, or another person, is another reaction; an event without a time (a claim
     # written by an older docbot) is not ordered.
     assert second.add_feedback(answer_id, "U2", "wrong", "-1", "t3",

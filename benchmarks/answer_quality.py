@@ -86,8 +86,9 @@ class Run:
     packets: tuple[EvidencePacket | None, ...]
 
 
-def squad_cases(path: Path, folder: Path, sample: int, seed: int) -> tuple[Case, ...]:
-    """Writes each paragraph as a file under `folder`; returns a seeded sample of questions."""
+def squad_cases(path: Path, folder: Path, sample: int | None, seed: int) -> tuple[Case, ...]:
+    """Writes each paragraph as a file under `folder`; returns a seeded sample of questions,
+    or every question in the file's order when `sample` is None (no seed reaches it)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     cases: list[Case] = []
     for a, article in enumerate(data["data"]):
@@ -99,6 +100,8 @@ def squad_cases(path: Path, folder: Path, sample: int, seed: int) -> tuple[Case,
             for qa in paragraph["qas"]:
                 answers = tuple(x["text"] for x in qa["answers"])
                 cases.append(Case(qa["question"], rel, answers))
+    if sample is None:
+        return tuple(cases)
     order = np.random.default_rng(seed).permutation(len(cases))
     return tuple(cases[i] for i in order[:sample])
 

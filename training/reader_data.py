@@ -3,9 +3,9 @@ index and pipeline, read by the real reader features, and its units labelled rig
 
 - the `train` split of docbot's development questions (`benchmarks/questions/`): a unit is right
   when it holds an expected string inside an expected file; the `test` split is never read;
-- SQuAD v2.0 dev (`../shared/eval/squad/dev-v2.0.json`): a seeded sample of questions over its
-  paragraphs (one file each); a unit is right when it holds a gold answer text inside the gold
-  paragraph.
+- SQuAD v2.0 dev (`../shared/eval/squad/dev-v2.0.json`): all its questions (or a seeded
+  sample) over its paragraphs (one file each); a unit is right when it holds a gold answer text
+  inside the gold paragraph.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def docs_reads(
 
 
 def collect(
-    squad: int,
+    squad: int | None,
     seed: int,
     state: Path,
     embedder: ReaderEmbedder,
@@ -147,7 +147,8 @@ def collect(
     retriever: Callable[[Index], Retriever] = lambda index: index,
     squad_dir: Path | None = None,
 ) -> list[Read]:
-    """Every corpus's docs train reads, then `squad` SQuAD v2.0 questions' (seeded by `seed`)."""
+    """Every corpus's docs train reads, then `squad` SQuAD v2.0 questions' (seeded by `seed`;
+    every question, in the file's order, when `squad` is None)."""
     out: list[Read] = []
     for corpus in sorted(SETS):
         out += docs_reads(corpus, state, embedder, packet_size, retriever)
@@ -159,15 +160,15 @@ def collect(
 
 
 def squad_reads(
-    squad: int,
+    squad: int | None,
     seed: int,
     folder: Path,
     embedder: ReaderEmbedder,
     packet_size: PacketSize = PACKET_SIZE,
     retriever: Callable[[Index], Retriever] = lambda index: index,
 ) -> list[Read]:
-    """`squad` SQuAD v2.0 questions' reads (seeded by `seed`), their paragraphs written and
-    indexed under `folder` (`squad_config(folder)` is their collection)."""
+    """`squad` SQuAD v2.0 questions' reads (seeded by `seed`; all of them when None), their
+    paragraphs written and indexed under `folder` (`squad_config(folder)` is their collection)."""
     docs = folder / "docs"
     docs.mkdir(parents=True, exist_ok=True)
     cases = squad_cases(SQUAD_V2, docs, squad, seed)

@@ -10,8 +10,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Literal, NoReturn, TextIO
 
+from bot.cli_output import hit_json, nothing_found, print_answer
 from bot.eval_parser import add_eval_parser
 from retrieval.config import CHANNEL_ID, Config, default_config_path, load_config
 from retrieval.errors import DocbotError, InputError
@@ -21,7 +22,6 @@ from retrieval.scopes import ConversationKind, Scope, resolve_scope
 if TYPE_CHECKING:
     from grounding.answer import Answer
     from grounding.pipeline import AnswerPipeline
-    from retrieval.chunks import Hit
 
 # Each command imports what it needs when it runs: `docbot search` is answered in a fraction
 # of a second, and importing the builder, the answer store, the generators and the renderer
@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docbot", description="Answers questions from your team's documentation."
+    )
+    parser.add_argument(
+        "-V", "--version", action=_Version, help="print docbot's version and index format, exit"
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -131,6 +134,19 @@ def _parser() -> argparse.ArgumentParser:
     fmt.add_argument("--csv", action="store_true", help="print CSV")
     feedback.set_defaults(run=_feedback)
     return parser
+
+
+class _Version(argparse.Action):
+    """`docbot --version`: worked out only when asked (it runs git), needing no config."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        from bot.version import version_text
+
+        print(version_text())  # stdout, as argparse's own version action
+        parser.exit()
 
 
 def _config_option(parser: argparse.ArgumentParser) -> None:
@@ -210,10 +226,10 @@ def _search(args: argparse.Namespace, out: TextIO) -> int:
     # of six does not pay for the other five (nor trip over their files).
     hits = Index.load(config, collections=scope.collections).search(question, scope, args.k)
     if args.json:
-        json.dump([_hit_json(hit) for hit in hits], out, ensure_ascii=False, indent=2)
+        json.dump([hit_json(hit) for hit in hits], out, ensure_ascii=False, indent=2)
         print(file=out)
     elif not hits:
-        print(_nothing_found(scope), file=out)
+        print(nothing_found(scope), file=out)
     else:
         for hit in hits:
             c = hit.chunk
@@ -223,28 +239,6 @@ def _search(args: argparse.Namespace, out: TextIO) -> int:
                 file=out,
             )
     return 0
-
-
-def _hit_json(hit: Hit) -> dict[str, Any]:
-    c = hit.chunk
-    return {
-        "chunk_id": c.chunk_id,
-        "collection": c.collection,
-        "path": c.path,
-        "heading": c.heading,
-        "start_line": c.start_line,
-        "end_line": c.end_line,
-        "score": hit.score,
-        "text": c.text,
-    }
-
-
-def _nothing_found(scope: Scope) -> str:
-    from bot.render.no_answer import NO_ACCESS
-
-    if scope.is_empty:
-        return NO_ACCESS
-    return f"No passage matches in: {', '.join(scope.collections)}."
 
 
 def _ask(args: argparse.Namespace, out: TextIO) -> int:
@@ -272,7 +266,7 @@ def _ask(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(post_kwargs(render_answer(answer, config.feedback)), out, indent=2)
         print(file=out)
     else:
-        _print_answer(answer, out)
+        print_answer(answer, out)
     return EXIT_FAILED if answer.status is AnswerStatus.ERROR else 0
 
 
@@ -280,37 +274,6 @@ async def _answer_once(pipeline: AnswerPipeline, question: str, scope: Scope) ->
     # Closed inside the loop that used it: the model client's connections end with the command.
     async with contextlib.aclosing(pipeline):
         return await pipeline.answer(question, scope)
-
-
-def _print_answer(answer: Answer, out: TextIO) -> None:
-    from bot.render import quotes_to_show
-    from bot.render.no_answer import no_answer_text
-    from grounding.answer import AnswerStatus
-
-    if answer.status is not AnswerStatus.ANSWERED:
-        print(f"[{answer.status.value}] {no_answer_text(answer)}", file=out)
-        if answer.error_detail:
-            # The command line is the admin's view: the detail Slack users are spared.
-            print(f"detail: {answer.error_detail}", file=out)
-        return
-    for claim in answer.claims:
-        markers = "".join(f"[{n}]" for n in claim.citations)
-        # Continuation lines (code blocks, lists) are indented under their bullet.
-        text = claim.text.replace("\n", "\n  ")
-        print(f"- {text} {markers}", file=out)
-        for quote in quotes_to_show(claim):
-            print(f"  > {quote}", file=out)
-    print("\nSources:", file=out)
-    for s in answer.sources:
-        heading = f" § {s.heading}" if s.heading else ""
-        print(
-            f"[{s.n}] {s.collection}/{s.path} (L{s.start_line}-L{s.end_line}){heading}"
-            f"  updated {s.updated}",
-            file=out,
-        )
-        if s.url:
-            print(f"    {s.url}", file=out)
-    print(f"\n({answer.generator})", file=out)
 
 
 def _serve(args: argparse.Namespace, out: TextIO) -> int:
@@ -322,7 +285,9 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     from bot.serve import run_serve
     from bot.settings import Settings
     from bot.store.select import open_store
+    from bot.version import version_line
 
+    logging.getLogger("docbot.serve").info("starting %s", version_line())
     config_path = args.config or default_config_path()
     published: Path | None = args.index
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from bot.cli import _print_answer
+from bot.cli_output import print_answer
 from bot.render import quotes_to_show, render_answer
 from bot.render.answers import MAX_QUOTES_SHOWN, OTHER_LANGUAGE_NOTE, QUOTE_CHARS
 from grounding.answer import Answer, AnswerStatus, Claim, Source
@@ -53,5 +53,5 @@ def test_docbot_ask_prints_the_quotes_too() -> None:
     claim = Claim("You roll back with make.", (1,), ("Run `make rollback`.",))
     answer = Answer(AnswerStatus.ANSWERED, "q", scope, claims=(claim,), sources=(SOURCE,))
     out = io.StringIO()
-    _print_answer(answer, out)
+    print_answer(answer, out)
     assert "- You roll back with make. [1]\n  > Run `make rollback`.\n" in out.getvalue()

@@ -178,14 +178,29 @@ def read_manifest(root: Path) -> dict[str, Any]:
         )
     found: object = manifest.get("format")
     current: int | str = FORMAT
+    what = "index format"
     if found == FORMAT:  # same format, other tokenizer: the tokenizer's version tells
-        found, current = manifest.get("tokenizer"), TOKENIZER_VERSION
+        found, current, what = manifest.get("tokenizer"), TOKENIZER_VERSION, "tokenizer"
     if found != current:
-        raise IndexOutdatedError(
-            f"the index in {root} was built by {other_version(found, current)}, incompatible "
-            f"docbot version: {run_index('again')}; it rebuilds the index where it is"
-        )
+        raise IndexOutdatedError(outdated_index(root, what, found, current))
     return manifest
+
+
+def outdated_index(root: Path, what: str, found: object, current: int | str) -> str:
+    """Why an index of another format is refused, with both formats named (for a bug report)
+    and the fix: rebuilding, and for a newer docbot's index first upgrading this one."""
+    built_by = other_version(found, current)
+    formats = f"({what} {found}; this docbot reads {current}: `docbot --version`)"
+    rebuild = f"{run_index('again')}; it rebuilds the index where it is"
+    if built_by == "a newer":
+        rebuild = (
+            f"upgrade this docbot to the version that built it, or {rebuild} (which replaces "
+            "the newer index)"
+        )
+    return (
+        f"the index in {root} was built by {built_by}, incompatible docbot version {formats}: "
+        + rebuild
+    )
 
 
 class SnapshotCache:

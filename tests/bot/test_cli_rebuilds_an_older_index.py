@@ -78,3 +78,31 @@ def test_an_engine_from_before_format_3_is_not_called_damaged_and_docbot_index_r
     assert "written by an older, incompatible docbot version (engine format 2" in message
     assert "run `docbot index` again" in message and "damaged" not in message
     _index_then_search(config, capsys)
+
+
+def test_an_outdated_index_names_both_formats_and_docbot_version(tmp_path: Path) -> None:
+    """An admin filing a bug can tell which docbot built what: the formats are named."""
+    config = three_collections(tmp_path)
+    path, manifest = _manifest(config)
+    path.write_text(json.dumps({**manifest, "format": FORMAT - 1}), "utf-8")
+    with pytest.raises(IndexOutdatedError) as refused:
+        Index.load(config)
+    assert f"(index format {FORMAT - 1}; this docbot reads {FORMAT}: `docbot --version`)" in str(
+        refused.value
+    )
+
+
+def test_an_index_from_a_newer_docbot_says_to_upgrade_before_rebuilding_it(
+    tmp_path: Path,
+) -> None:
+    """Rebuilding is not the only fix, nor the first: it replaces the newer docbot's index."""
+    config = three_collections(tmp_path)
+    path, manifest = _manifest(config)
+    path.write_text(json.dumps({**manifest, "format": FORMAT + 1}), "utf-8")
+    with pytest.raises(IndexOutdatedError) as refused:
+        Index.load(config)
+    message = str(refused.value)
+    assert "was built by a newer, incompatible docbot version" in message
+    assert f"(index format {FORMAT + 1}; this docbot reads {FORMAT}" in message
+    assert "upgrade this docbot to the version that built it" in message
+    assert "or run `docbot index` again" in message and "replaces the newer index" in message

@@ -9,8 +9,10 @@ from grounding.deadline import Deadline
 from grounding.generators.base import GenerationError
 
 
-def status_error(status: int, code: str | None, detail: str, model: str) -> GenerationError:
-    """One HTTP error as a GenerationError that says what to do."""
+def status_error(
+    status: int, code: str | None, detail: str, model: str, *, url: str = ""
+) -> GenerationError:
+    """One HTTP error as a GenerationError that says what to do; `url`: where the call went."""
     if status == 429:
         if code == "insufficient_quota":
             return GenerationError(
@@ -26,11 +28,17 @@ def status_error(status: int, code: str | None, detail: str, model: str) -> Gene
     if status >= 500:
         return GenerationError("unavailable", f"{model}'s server failed (HTTP {status}): {detail}")
     # 400/404/422: the request itself was refused, usually a model name or an option the
-    # server does not support.
+    # server does not support; a 404 also an address that misses the API (no /v1).
+    to = f" to {url}" if url else ""
+    address = (
+        "OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1), "
+        if status == 404
+        else ""
+    )
     return GenerationError(
         "rejected",
-        f"the model server refused the request (HTTP {status}): {detail}; "
-        "check answer.model, answer.api and answer.response_format in docbot.yml",
+        f"the model server refused the request{to} (HTTP {status}): {detail}; "
+        f"check {address}answer.model, answer.api and answer.response_format in docbot.yml",
     )
 
 

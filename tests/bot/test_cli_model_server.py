@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,3 +51,40 @@ def test_cli_ask_broken_model_server_is_an_error_line_not_a_traceback(
     assert "detail: invalid: gpt-5-mini's server sent a reply that is not" in out
     assert "Traceback" not in out + err and "unexpectedly" not in err
     assert len(model_server.requests) == 1
+
+
+def test_cli_ask_model_server_not_listening_names_the_url_and_why(
+    indexed: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OPENAI_BASE_URL at a port nothing listens on: the detail names the address it tried and
+    that the connection was refused, not the SDK's bare "Connection error."."""
+    with socket.socket() as bound:  # bound, never listening: connecting is refused
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+        code = main(["ask", QUESTION, "--channel", "C0GEN", "--config", str(indexed)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out.startswith("[error] The language model is unavailable right now.")
+    assert (
+        f"detail: unavailable: cannot reach the model server for gpt-5-mini at "
+        f"http://127.0.0.1:{port}/v1/responses (connection refused); check OPENAI_BASE_URL"
+    ) in out
+    assert "Traceback" not in out + err
+
+
+def test_cli_ask_base_url_without_v1_says_to_check_it(
+    indexed: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """`OPENAI_BASE_URL=http://host:port` where the server's API is under /v1: a bare 404, which
+    named only the model and options to check, though the address is what is wrong."""
+    root = model_server.base_url.removesuffix("/v1")
+    monkeypatch.setenv("OPENAI_BASE_URL", root)
+    code = main(["ask", QUESTION, "--channel", "C0GEN", "--config", str(indexed)])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert f"the model server refused the request to {root}/responses (HTTP 404)" in out
+    assert "check OPENAI_BASE_URL (an OpenAI-compatible server's usually ends in /v1)" in out
+    assert model_server.requests == []

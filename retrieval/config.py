@@ -254,6 +254,23 @@ def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("DOCBOT_CONFIG", "docbot.yml"))
 
 
+def _yaml_error(path: Path, exc: yaml.YAMLError) -> str:
+    """PyYAML's error at its line and column of `path` (its own text says `in "<unicode
+    string>"`, the text it was handed), and what usually causes one."""
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return f"{path}: not valid YAML: {exc}"
+    mark = exc.problem_mark
+    where = f"{path}, line {mark.line + 1}, column {mark.column + 1}"
+    context = ""
+    if exc.context and exc.context_mark is not None:
+        context = f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
+    return (
+        f"{where}: not valid YAML: {exc.problem}{context}: check the indentation and quoting "
+        "there (a value holding `: ` or ` #`, or starting with `[`, `{`, `*`, `&` or `!`, "
+        "needs quotes)"
+    )
+
+
 def load_config(path: Path) -> Config:
     """Read and validate `path`; relative paths in it are resolved against its folder."""
     try:
@@ -278,7 +295,12 @@ def load_config(path: Path) -> Config:
     try:
         raw = yaml.safe_load(raw_text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        raise ConfigError(_yaml_error(path, exc)) from exc
+    if raw is None:
+        raise ConfigError(
+            f"{path}: the file is empty: it needs at least `teams:` and `collections:` "
+            "(docs/configuration.md shows a complete example)"
+        )
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the top level must be a mapping with `collections:` etc.")
     try:

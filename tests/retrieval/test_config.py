@@ -114,6 +114,28 @@ def test_config_invalid_yaml(tmp_path: Path) -> None:
     assert "not valid YAML" in _error(tmp_path, "teams: [T1\n")
 
 
+def test_config_invalid_yaml_names_the_line_in_the_file_not_a_unicode_string(
+    tmp_path: Path,
+) -> None:
+    """A mis-indented key: the error points at its line and column of docbot.yml, in the
+    file's name, not PyYAML's `in "<unicode string>"`."""
+    text = "teams: [T1]\ncollections:\n  - name: a\n    path: docs\n   bad: indent\n"
+    message = _error(tmp_path, text)
+    assert message.startswith(f"{tmp_path / 'docbot.yml'}, line 5, column 4: not valid YAML: ")
+    assert "expected <block end>, but found '<block mapping start>'" in message
+    assert "(while parsing a block collection that starts at line 3)" in message
+    assert "unicode string" not in message
+    assert "check the indentation and quoting" in message
+
+
+def test_config_empty_file_says_it_is_empty(tmp_path: Path) -> None:
+    message = _error(tmp_path, "# nothing yet\n")
+    assert message == (
+        f"{tmp_path / 'docbot.yml'}: the file is empty: it needs at least `teams:` and "
+        "`collections:` (docs/configuration.md shows a complete example)"
+    )
+
+
 def test_config_wrong_type_is_explained(tmp_path: Path) -> None:
     message = _error(tmp_path, VALID.replace("evidence_tokens: 2000", "evidence_tokens: lots"))
     assert "answer.evidence_tokens" in message

@@ -20,7 +20,8 @@ class NoAnswer(StrEnum):
     # error: the language model failed (its GenerationError kind and message are in error_detail)
     MODEL_RATE_LIMITED = "model_rate_limited"
     MODEL_TIMEOUT = "model_timeout"
-    MODEL_UNAVAILABLE = "model_unavailable"  # down, or refused docbot's key or request
+    MODEL_UNAVAILABLE = "model_unavailable"  # down, or failing: it may work again soon
+    MODEL_SETUP = "model_setup"  # refused docbot's key, account or request: an admin must act
     MODEL_REFUSED = "model_refused"  # it declined this question
     MODEL_INCOMPLETE = "model_incomplete"  # its reply was cut off
     MODEL_INVALID = "model_invalid"  # its reply was not an answer of the schema

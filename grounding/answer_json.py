@@ -39,6 +39,25 @@ def answer_from_dict(data: Mapping[str, Any]) -> Answer:
         raise AnswerFormatError(f"not an answer object ({type(exc).__name__}: {exc})") from None
 
 
+# A reason code this docbot does not know (a newer replica wrote it, sharing the store in a
+# rolling upgrade) reads as the nearest one it knows for the answer's status.
+_NEAREST_REASON: Mapping[AnswerStatus, NoAnswer] = {
+    AnswerStatus.ERROR: NoAnswer.MODEL_UNAVAILABLE,
+    AnswerStatus.NOT_FOUND: NoAnswer.NOT_IN_DOCS,
+}
+
+
+def _reason(value: object, status: AnswerStatus) -> NoAnswer | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"reason {value!r} is not a string")
+    try:
+        return NoAnswer(value)
+    except ValueError:
+        return _NEAREST_REASON.get(status)
+
+
 def _answer(data: Mapping[str, Any]) -> Answer:
     scope = data["scope"]
     usage = data.get("usage") or {}
@@ -54,7 +73,7 @@ def _answer(data: Mapping[str, Any]) -> Answer:
         claims=_each(data, "claims", _claim),
         sources=_each(data, "sources", _source),
         message=str(data.get("message", "")),
-        reason=None if data.get("reason") is None else NoAnswer(data["reason"]),
+        reason=_reason(data.get("reason"), AnswerStatus(data["status"])),
         dropped_claims=_each(
             data,
             "dropped_claims",

@@ -58,8 +58,10 @@ MODEL_FAILURES: Mapping[str, NoAnswer] = {
     "rate_limited": NoAnswer.MODEL_RATE_LIMITED,
     "timeout": NoAnswer.MODEL_TIMEOUT,
     "unavailable": NoAnswer.MODEL_UNAVAILABLE,
-    "auth": NoAnswer.MODEL_UNAVAILABLE,
-    "rejected": NoAnswer.MODEL_UNAVAILABLE,
+    # Refusals that last until an admin changes the key, the account or docbot.yml.
+    "auth": NoAnswer.MODEL_SETUP,
+    "rejected": NoAnswer.MODEL_SETUP,
+    "quota": NoAnswer.MODEL_SETUP,
     "refusal": NoAnswer.MODEL_REFUSED,
     "incomplete": NoAnswer.MODEL_INCOMPLETE,
     "invalid": NoAnswer.MODEL_INVALID,

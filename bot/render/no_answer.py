@@ -37,6 +37,11 @@ MODEL_FAILURE_TEXT: Mapping[NoAnswer, str] = {
     NoAnswer.MODEL_RATE_LIMITED: f"The language model is rate limited right now. {_ADMINS}",
     NoAnswer.MODEL_TIMEOUT: f"The language model took too long to answer. {_ADMINS}",
     NoAnswer.MODEL_UNAVAILABLE: f"The language model is unavailable right now. {_ADMINS}",
+    NoAnswer.MODEL_SETUP: (
+        "The language model refused docbot's requests, which a docbot admin has to fix (its "
+        "key, account or settings); they can see the details in its log. Trying again will "
+        "not help until then."
+    ),
     NoAnswer.MODEL_REFUSED: (
         "The language model declined to answer this question. Try rephrasing it."
     ),

@@ -51,7 +51,8 @@ class GenerationError(DocbotError):
 
     def __init__(self, kind: str, message: str) -> None:
         # kind: refusal | incomplete | invalid | rate_limited | timeout | unavailable | auth
-        # | rejected (the server refused the request itself: unknown model, unsupported option)
+        # | quota (the account's, exhausted) | rejected (the server refused the request
+        # itself: unknown model, unsupported option)
         super().__init__(message)
         self.kind = kind
 

@@ -16,7 +16,7 @@ def status_error(
     if status == 429:
         if code == "insufficient_quota":
             return GenerationError(
-                "rate_limited", f"the OpenAI account is out of quota ({detail}); check billing"
+                "quota", f"the OpenAI account is out of quota ({detail}); check billing"
             )
         return GenerationError("rate_limited", f"{model} is rate limited (HTTP 429): {detail}")
     if status in (401, 403):

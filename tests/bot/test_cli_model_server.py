@@ -10,7 +10,7 @@ import pytest
 
 from bot.cli import main
 from tests.bot.cli_harness import ROLLBACK_PAGE, indexed_handbook, model_server_env
-from tests.grounding.fake_openai import FakeOpenAI, Reply, json_body, raw_body
+from tests.grounding.fake_openai import FakeOpenAI, Reply, http_error, json_body, raw_body
 
 CONFIG = """\
 teams: [T1]
@@ -51,6 +51,19 @@ def test_cli_ask_broken_model_server_is_an_error_line_not_a_traceback(
     assert "detail: invalid: gpt-5-mini's server sent a reply that is not" in out
     assert "Traceback" not in out + err and "unexpectedly" not in err
     assert len(model_server.requests) == 1
+
+
+def test_cli_ask_rejected_key_says_an_admin_has_to_fix_it_and_the_detail_names_the_key_var(
+    indexed: Path, capsys: pytest.CaptureFixture[str], model_server: FakeOpenAI
+) -> None:
+    model_server.always("responses", http_error(401, "Incorrect API key provided", headers=()))
+    code = main(["ask", QUESTION, "--channel", "C0GEN", "--config", str(indexed)])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert out.startswith("[error] The language model refused docbot's requests, which a docbot")
+    assert "Try again in a minute" not in out
+    assert "detail: auth: the model server rejected the credentials (HTTP 401)" in out
+    assert "check OPENAI_API_KEY" in out and len(model_server.requests) == 1
 
 
 def test_cli_ask_model_server_not_listening_names_the_url_and_why(

@@ -151,7 +151,9 @@ def test_app_openai_auth_failure_reply_carries_no_key_or_admin_advice(
                 sent = slack.all_text()
         for leak in ("sk-", "AbCdEf", "wxyz", "OPENAI_API_KEY", "401"):
             assert leak not in sent and leak not in reply_text(post), leak
-        assert ":warning:" in reply_text(post) and "try again" in reply_text(post).lower()
+        # A rejected key lasts until an admin replaces it: no "try again in a minute".
+        assert ":warning:" in reply_text(post) and "a docbot admin has to fix" in reply_text(post)
+        assert "try again in a minute" not in reply_text(post).lower()
         record = store.find_answer(TEAM, GENERAL, posted_ts(post))
         assert record is not None and record.answer.status == "error"
         assert "401" in record.answer.error_detail  # the admins keep the detail

@@ -38,6 +38,7 @@ def _seen(answer: Answer) -> str:
         (NoAnswer.MODEL_RATE_LIMITED, "The language model is rate limited right now."),
         (NoAnswer.MODEL_TIMEOUT, "The language model took too long to answer."),
         (NoAnswer.MODEL_UNAVAILABLE, "The language model is unavailable right now."),
+        (NoAnswer.MODEL_SETUP, "refused docbot's requests, which a docbot admin has to fix"),
         (NoAnswer.MODEL_REFUSED, "declined to answer this question. Try rephrasing it."),
         (NoAnswer.MODEL_INCOMPLETE, "Try again, or ask a narrower question."),
         (NoAnswer.MODEL_INVALID, "could not produce a valid answer this time."),
@@ -68,3 +69,11 @@ def test_render_out_of_service_says_why_and_who_can_fix_it() -> None:
     assert (
         "my configuration changed" in seen and "re-indexing" in seen and "ConfigError" not in seen
     )
+
+
+def test_render_a_refused_key_or_request_does_not_say_try_again_in_a_minute() -> None:
+    """A rejected key, an exhausted quota or an unknown model stays so until an admin acts:
+    "try again in a minute" sent askers back to a wall."""
+    seen = no_answer_text(_failed(NoAnswer.MODEL_SETUP))
+    assert "Try again in a minute" not in seen
+    assert "Trying again will not help until then" in seen

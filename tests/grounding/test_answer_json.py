@@ -111,3 +111,20 @@ def test_answer_json_reads_an_answer_object_from_before_later_keys() -> None:
 def test_answer_json_refuses_what_to_dict_cannot_have_written(broken: dict[str, object]) -> None:
     with pytest.raises(AnswerFormatError, match="not an answer object"):
         answer_from_dict(broken)
+
+
+@pytest.mark.parametrize(
+    ("status", "nearest"),
+    [
+        (AnswerStatus.ERROR, NoAnswer.MODEL_UNAVAILABLE),
+        (AnswerStatus.NOT_FOUND, NoAnswer.NOT_IN_DOCS),
+        (AnswerStatus.REFUSED, None),
+    ],
+)
+def test_answer_json_reads_a_reason_code_of_a_newer_docbot_as_the_nearest_it_knows(
+    status: AnswerStatus, nearest: NoAnswer | None
+) -> None:
+    """Replicas of two versions share a store during a rolling upgrade: a reason code added
+    later is read, not refused as a damaged store."""
+    data = {**FULL.to_dict(), "status": status.value, "reason": "model_something_new"}
+    assert answer_from_dict(data).reason is nearest

@@ -38,7 +38,7 @@ def test_generate_out_of_quota_says_to_check_billing_and_is_not_retried() -> Non
     quota = http_error(429, "You exceeded your current quota", code="insufficient_quota")
     outcome, fake = serve("responses", fallback=quota, max_retries=2)
     failure = error(outcome)
-    assert failure.kind == "rate_limited"
+    assert failure.kind == "quota"
     assert "quota" in str(failure) and "billing" in str(failure)
     assert len(fake.requests) == 1  # a quota does not come back within an answer
 

@@ -68,8 +68,8 @@ def test_pipeline_answers_error_when_rate_limited_for_good() -> None:
 def test_pipeline_bad_key_shows_the_user_no_server_detail() -> None:
     answer_, _ = ask("responses", fallback=http_error(401, KEY_BODY))
     assert answer_.status is AnswerStatus.ERROR
-    assert answer_.reason is NoAnswer.MODEL_UNAVAILABLE
-    assert no_answer_text(answer_) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_UNAVAILABLE]
+    assert answer_.reason is NoAnswer.MODEL_SETUP
+    assert no_answer_text(answer_) == MODEL_FAILURE_TEXT[NoAnswer.MODEL_SETUP]
     assert "401" in answer_.error_detail and "OPENAI_API_KEY" in answer_.error_detail
     assert "wxyz" not in json.dumps(answer_.to_dict())
 

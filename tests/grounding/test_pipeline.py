@@ -214,8 +214,9 @@ AUTH_DETAIL = (
 @pytest.mark.parametrize(
     ("kind", "says"),
     [
-        ("auth", "unavailable right now"),
-        ("rejected", "unavailable right now"),
+        ("auth", "a docbot admin has to fix"),
+        ("rejected", "a docbot admin has to fix"),
+        ("quota", "a docbot admin has to fix"),
         ("unavailable", "unavailable right now"),
         ("rate_limited", "rate limited right now"),
         ("timeout", "took too long to answer"),

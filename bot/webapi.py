@@ -8,6 +8,8 @@ connection (ServerDisconnectedError) is an aiohttp.ClientError, not an OSError.
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -46,7 +48,7 @@ def slack_error(exc: BaseException) -> str:
     if code is not None:
         return code
     if not isinstance(exc, SlackApiError):
-        return repr(exc)
+        return _transport_error(exc)
     response = exc.response
     data = getattr(response, "data", response)
     status = getattr(response, "status_code", None) or getattr(response, "status", None)
@@ -56,6 +58,25 @@ def slack_error(exc: BaseException) -> str:
     if isinstance(data, str) and data.strip():
         return f"{where} that is not Slack's JSON: {_clip(data.strip())!r}"
     return f"{where} without a Slack error code"
+
+
+def _transport_error(exc: BaseException) -> str:
+    """A call that got no reply from Slack, in words: where it could not connect, and why."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"cannot connect to {exc.host}:{exc.port}: {_os_reason(exc.os_error)}"
+    if isinstance(exc, TimeoutError):  # an OSError too, with no errno
+        return f"no answer in time ({type(exc).__name__})"
+    if isinstance(exc, OSError):
+        return _os_reason(exc)
+    return repr(exc)  # aiohttp's own (ServerDisconnectedError(...)): its name says it
+
+
+def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, socket.gaierror):
+        return "cannot resolve the host name"
+    if isinstance(exc.errno, int) and exc.errno > 0:
+        return os.strerror(exc.errno).lower()
+    return str(exc) or type(exc).__name__
 
 
 def slack_error_code(exc: BaseException) -> str | None:

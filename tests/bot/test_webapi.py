@@ -4,6 +4,7 @@ Slack's JSON or a proxy's page, is read by one function (bot.webapi.slack_error)
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
@@ -82,7 +83,26 @@ def test_slack_error_reads_slacks_code_and_transport_failures() -> None:
 
     assert asyncio.run(main()) == ("invalid_auth", "invalid_auth")
     refused = ConnectionRefusedError(111, "Connection refused")
-    assert slack_error(refused) == repr(refused) and slack_error_code(refused) is None
+    assert slack_error(refused) == "connection refused" and slack_error_code(refused) is None
+    assert slack_error(TimeoutError()) == "no answer in time (TimeoutError)"
+    unknown_host = socket.gaierror(-2, "Name or service not known")
+    assert slack_error(unknown_host) == "cannot resolve the host name"
+
+
+def test_serve_start_up_unreachable_slack_names_the_address_and_why() -> None:
+    """DOCBOT_SLACK_API_URL at a port nothing listens on: the error names where and why in
+    words, not aiohttp's repr (`ClientConnectorError(ConnectionKey(host=..., proxy=None, ...`)."""
+    with socket.socket() as bound:  # bound, never listening: connecting is refused
+        bound.bind(("127.0.0.1", 0))
+        port = bound.getsockname()[1]
+        url = f"http://127.0.0.1:{port}/api/"
+        client = AsyncWebClient(token="xoxb-test", base_url=url, retry_handlers=[])
+        with pytest.raises(DocbotError) as info:
+            asyncio.run(check_token(client))
+    assert str(info.value) == (
+        f"cannot reach the Slack Web API at {url} (cannot connect to 127.0.0.1:{port}: "
+        "connection refused): check the network, or DOCBOT_SLACK_API_URL if it is set"
+    )
 
 
 def test_serve_start_up_calls_an_html_502_unreachable_not_a_rejected_token() -> None:

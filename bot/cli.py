@@ -233,9 +233,10 @@ def _search(args: argparse.Namespace, out: TextIO) -> int:
     else:
         for hit in hits:
             c = hit.chunk
+            heading = f"  § {' > '.join(c.heading_path)}" if c.heading_path else ""
             print(
                 f"{hit.rank:>2}. {hit.score:7.3f}  {c.collection}  {c.path}:{c.start_line}-"
-                f"{c.end_line}  § {' > '.join(c.heading_path)}",
+                f"{c.end_line}{heading}",
                 file=out,
             )
     return 0

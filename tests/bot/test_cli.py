@@ -303,3 +303,24 @@ def test_cli_output_into_a_closed_pipe_is_quiet(indexed: Path) -> None:
     err = process.stderr.read().decode()
     assert process.wait(timeout=60) == 0
     assert "Traceback" not in err and "failed unexpectedly" not in err
+
+
+def test_cli_search_text_of_a_passage_without_a_heading_has_no_empty_section_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that starts with text (no heading above its first passage) printed a dangling
+    `§ ` at the end of the hit's line."""
+    (tmp_path / "handbook").mkdir()
+    (tmp_path / "handbook" / "freeze.md").write_text(
+        "Deploys are frozen on Fridays.\n", encoding="utf-8"
+    )
+    config = tmp_path / "docbot.yml"
+    config.write_text("teams: [T1]\ncollections:\n  - name: handbook\n    path: handbook\n")
+    assert main(["index", "--config", str(config)]) == 0
+    capsys.readouterr()
+    code, out, _ = _run(
+        capsys, "search", "frozen Fridays", "--channel", "C1", "--config", str(config)
+    )
+    assert code == 0
+    (line,) = out.splitlines()
+    assert line.endswith("handbook  freeze.md:1-1") and "§" not in line

@@ -112,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--port",
-        type=int,
+        type=_port,
         default=None,
         help="HTTP mode: the port (default: serve.port in docbot.yml, else 3000)",
     )
@@ -147,6 +147,14 @@ class _Version(argparse.Action):
 
         print(version_text())  # stdout, as argparse's own version action
         parser.exit()
+
+
+def _port(text: str) -> int:
+    """--port's value: checked here, or a bad one surfaced only at the bind, after Slack."""
+    port = int(text) if text.strip().isdigit() else 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number: use 1 to 65535")
+    return port
 
 
 def _config_option(parser: argparse.ArgumentParser) -> None:

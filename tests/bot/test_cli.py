@@ -324,3 +324,16 @@ def test_cli_search_text_of_a_passage_without_a_heading_has_no_empty_section_mar
     assert code == 0
     (line,) = out.splitlines()
     assert line.endswith("handbook  freeze.md:1-1") and "§" not in line
+
+
+@pytest.mark.parametrize("port", ["70000", "-1", "http"])
+def test_cli_serve_port_out_of_range_is_a_usage_error_before_anything_starts(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`docbot serve --port 70000` reached the bind after connecting to Slack and ended in an
+    OverflowError traceback ("failed unexpectedly")."""
+    with pytest.raises(SystemExit) as done:
+        main(["serve", "--port", port])
+    err = capsys.readouterr().err
+    assert done.value.code == 2
+    assert f"argument --port: {port!r} is not a port number: use 1 to 65535" in err

@@ -16,7 +16,7 @@ from bot.store.contract import (
     check_reason,
     group_reasons,
 )
-from bot.store.reaction_order import LATEST_SQL, event_order
+from bot.store.reaction_order import LATEST_SQL, latest_params
 
 ANSWER_COLUMNS = (
     "id", "team", "channel", "thread_ts", "reply_ts", "question_ts", "asker", "question",
@@ -48,11 +48,8 @@ async def latest(
 ) -> bool:
     """Whether the reaction event at `event_ts` is its reaction's latest (recorded now as such);
     an event without a time is not ordered, so True."""
-    order = event_order(event_ts)
-    if order is None:
-        return True
-    values = {"id": answer_id, "user": user, "emoji": emoji, "ts": order, "now": now}
-    return (await conn.execute(sql(LATEST_SQL), values)).first() is not None
+    values = latest_params(answer_id, user, emoji, event_ts, now)
+    return values is None or (await conn.execute(sql(LATEST_SQL), values)).first() is not None
 
 
 async def has_mark(conn: AsyncConnection, answer_id: int, user: str, emoji: str) -> bool:

@@ -22,6 +22,17 @@ LATEST_SQL = (
 PRUNE_SQL = "DELETE FROM reaction_order WHERE seen < :cutoff"
 
 
+def latest_params(
+    answer_id: int, user: str, emoji: str, event_ts: str, now: float
+) -> dict[str, object] | None:
+    """LATEST_SQL's parameters for the reaction event at `event_ts`; None when the event has no
+    time (an older payload's ""): it is not ordered, so it applies."""
+    order = event_order(event_ts)
+    if order is None:
+        return None
+    return {"id": answer_id, "user": user, "emoji": emoji, "ts": order, "now": now}
+
+
 def event_order(event_ts: str) -> int | None:
     """Slack's event time ("1610241741.000500") as microseconds, to compare exactly (a double
     holds about 15.9 digits, the time 16); None when it is not one (an older payload's "")."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 from bot.store.contract import BUTTON_MARK
-from bot.store.reaction_order import LATEST_SQL, event_order
+from bot.store.reaction_order import LATEST_SQL, latest_params
 
 
 def latest(
@@ -15,11 +15,8 @@ def latest(
 ) -> bool:
     """Whether the reaction event at `event_ts` is its reaction's latest (recorded now as such);
     an event without a time is not ordered, so True."""
-    order = event_order(event_ts)
-    if order is None:
-        return True
-    values = {"id": answer_id, "user": user, "emoji": emoji, "ts": order, "now": now}
-    return conn.execute(LATEST_SQL, values).fetchone() is not None
+    values = latest_params(answer_id, user, emoji, event_ts, now)
+    return values is None or conn.execute(LATEST_SQL, values).fetchone() is not None
 
 
 def add(

@@ -117,7 +117,7 @@ class Reranked:
 
 def dev(args: argparse.Namespace, model: MiniLM) -> None:
     generator = ExtractiveGenerator()
-    settings = [(0, 0.0)] + [(d, w) for d in args.depth for w in args.weight]
+    settings = _settings(args)
     totals: dict[tuple[int, float], list[tuple[bool, bool | None]]] = {s: [] for s in settings}
     seconds: dict[tuple[int, float], list[float]] = {s: [] for s in settings}
     for corpus in sorted(dev_questions.SETS):
@@ -150,6 +150,11 @@ def dev(args: argparse.Namespace, model: MiniLM) -> None:
         latency("MiniLM (chunks not seen before)", seconds[(depth, weight)])
 
 
+def _settings(args: argparse.Namespace) -> list[tuple[int, float]]:
+    """The shipped hybrid order (depth 0, weight 0), then each depth and weight asked for."""
+    return [(0, 0.0)] + [(d, w) for d in args.depth for w in args.weight]
+
+
 def faq(args: argparse.Namespace, model: MiniLM) -> None:
     questions = django_faq.load_questions()
     with tempfile.TemporaryDirectory(prefix="docbot-faq-") as tmp:
@@ -161,7 +166,7 @@ def faq(args: argparse.Namespace, model: MiniLM) -> None:
         index = Index.load(config)
         scope = resolve_scope(config, "T0FAQ", "C0FAQ", ConversationKind.CHANNEL)
         chunks = sum(n for _, n in index.collections().values())
-        for depth, weight in [(0, 0.0)] + [(d, w) for d in args.depth for w in args.weight]:
+        for depth, weight in _settings(args):
             retriever: Any = Reranked(index, model, depth, weight)
             before = len(model.seconds)
             pipeline = django_faq.make_pipeline(config, retriever)
@@ -182,7 +187,7 @@ def squad(args: argparse.Namespace, model: MiniLM) -> None:
             docs.mkdir(parents=True)
             cases = answer_quality.squad_cases(answer_quality.SQUAD / name, docs, args.sample, 13)
             config = answer_quality.collection_config(docs, work)
-            for depth, weight in [(0, 0.0)] + [(d, w) for d in args.depth for w in args.weight]:
+            for depth, weight in _settings(args):
                 before = len(model.seconds)
                 result = answer_quality.run(
                     config,

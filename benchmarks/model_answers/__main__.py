@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=BATCHES,
         nargs="*",
         default=list(BATCHES),
-        help="only answers written in these batches (first, s8, s9: the figures of one batch)",
+        help="only answers written in these batches (first, s8, s9, s11: the figures of one batch)",
     )
     parser.add_argument("--misses", action="store_true", help="list the verifier's mistakes")
     args = parser.parse_args(argv)

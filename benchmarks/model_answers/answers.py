@@ -19,9 +19,10 @@ HERE = Path(__file__).resolve().parent
 CORPUS_NAMES = tuple(sorted(p.stem for p in HERE.glob("*.jsonl")))  # django, httpx, peps, python
 # Who wrote an answer, so figures on a set that grew can be told apart (`--batch`): a line without
 # a `batch` is of the first set; "s8" answers were written in session 8, "s9" in session 9 (by a
-# writer who had not read the verifier), both over all four corpora.
+# writer who had not read the verifier), both over all four corpora; "s11" in session 11, blind
+# likewise, by two writers (httpx and Django; the Python docs and the PEPs).
 FIRST_BATCH = "first"
-BATCHES = (FIRST_BATCH, "s8", "s9")
+BATCHES = (FIRST_BATCH, "s8", "s9", "s11")
 
 # How a faithful claim says what its quotes say.
 STYLES = (

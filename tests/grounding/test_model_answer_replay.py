@@ -8,7 +8,7 @@ Each batch is replayed and held to floors of its own: the first batch's were mea
 s8's (answers over all four corpora, in shapes the first did not have, far from the targets) on
 this small index, where its quotes miss the packet more often than on the full indexes that
 `python -m benchmarks.model_answers --split test --batch s8` measures; s9's (written in session 9
-by someone who had not read the verifier) likewise.
+by someone who had not read the verifier) likewise, and s11's (session 11, blind, as written).
 """
 
 from __future__ import annotations
@@ -108,10 +108,14 @@ def batch(request: pytest.FixtureRequest) -> str:
 def outcomes(tmp_path_factory: pytest.TempPathFactory, batch: str) -> list[ClaimOutcome]:
     if not CORPORA.is_dir():
         pytest.skip(f"../shared is absent: no corpora at {CORPORA}")
+    held_out = {corpus: load_answers(corpus, "test", (batch,)) for corpus in CORPUS_NAMES}
+    if not any(held_out.values()):
+        # A batch being written (s11 until its answers land) has nothing to replay yet; once it
+        # has, FLOORS must name it.
+        pytest.skip(f"batch {batch} has no test-split answers yet")
     state = tmp_path_factory.mktemp(f"model-answers-{batch}")
     out: list[ClaimOutcome] = []
-    for corpus in CORPUS_NAMES:
-        answers = load_answers(corpus, "test", (batch,))
+    for corpus, answers in held_out.items():
         if not answers:
             continue
         files = sorted({f for a in answers for f in a.files})

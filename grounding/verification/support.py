@@ -5,7 +5,6 @@ checked on what does not depend on its words."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -32,12 +31,8 @@ from grounding.verification.enumerations import list_counts, pointed_counts, sel
 from grounding.verification.foreign_counts import in_english
 from grounding.verification.identifiers import (
     appears,
-    appears_with_placeholders,
     exact_tokens,
     is_number_token,
-    joined_parts,
-    names_the_same,
-    set_in_prose,
     url_ports,
     without_urls,
 )
@@ -61,6 +56,7 @@ from grounding.verification.quotes import (
     without_links,
 )
 from grounding.verification.settings import setting_problem
+from grounding.verification.tokens import token_problem
 from grounding.verification.values import BOOLEANS, number_problem, value_problem
 from retrieval.text import NEGATIONS, normalize_text
 from retrieval.text.markup import CODE_SPAN
@@ -80,11 +76,6 @@ _DEFAULT_WORD = re.compile(r"\bdefault", re.IGNORECASE)
 # ..."): what follows is what the claim says happens then, and must be its quotes' as the whole
 # claim must ("..., `on_commit()` raises an error" of "..., the callback will be executed").
 _CONDITION = re.compile(r"^(?:unless|if|when|whenever|once)\b[^,;:.]{1,80},\s+", re.IGNORECASE)
-# An acronym written in capitals is the same name in lowercase code: HTTPX and `httpx.get`.
-_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{2,}")
-# "URL" names what the evidence writes out as one ("scheme://..."), not a name of its own.
-_URL_WORD = re.compile(r"UR[LI]s?")
-_SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 # The texts content coverage can be measured against (Support's fields of those names).
@@ -155,7 +146,7 @@ def check(
     )
     other = in_other_language(claim, support.cited)
     tokens = exact_tokens(claim)
-    problem = _token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
+    problem = token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
     if problem is None and not other:
         said, quoted_text, cited_text = _coverage_texts(claim, support)
         exact = bool(tokens)
@@ -248,43 +239,6 @@ def _lead_denial(claim: str) -> tuple[str, ...]:
     # "Not after 3 retries: ...", "Not on a client: ...": a circumstance the rest of the claim
     # denies in its own words (and is checked on), not a property the lead denies.
     return denied if denied and is_content(denied[0]) else ()
-
-
-def _token_problem(tokens: Sequence[str], cited: str) -> str | None:
-    """The first token not in the cited items as written, nor once code layout and markup are
-    normalised on both sides (a one-line `mounts = {...}` of a multi-line example), nor part by
-    part when it joins several (`a = f(); b = g(a)`, `prog -m tool --flag`)."""
-    written = normalize_text(cited)
-    # In quote form as written, and without the comments of its code (`"OPTIONS": {"timeout":
-    # 20}` of an example with "# ..." lines around its key), which a line rebuilt leaves out.
-    formed = (quote_form(cited), quote_form(without_code_comments(cited)))
-    for token in tokens:
-        if _token_in(token, written, formed):
-            continue
-        parts = joined_parts(token)
-        if not parts or not all(_token_in(part, written, formed) for part in parts):
-            return f"not in the cited evidence: {token!r}"
-    return None
-
-
-def _token_in(token: str, written: str, formed: tuple[str, ...]) -> bool:
-    """One exact token is in the cited items (`written` as they are, `formed` in quote form)."""
-    if is_number_token(token) or appears(token, written):
-        return True
-    if _ACRONYM.fullmatch(token) and _names_in_code(token.lower(), written.lower()):
-        return True
-    if _URL_WORD.fullmatch(token) and _SCHEME.search(written):
-        return True  # "the proxy URL" of `proxy='socks5://user:pass@host:port'`
-    code = quote_form(token)
-    if any(appears(code, form) or appears_with_placeholders(code, form) for form in formed):
-        return True
-    return names_the_same(token, written) or set_in_prose(token, formed[0])
-
-
-def _names_in_code(acronym: str, written: str) -> bool:
-    """An acronym in lowercase is a word of the evidence, or a part of one of its identifiers:
-    "TCP" of `connect_tcp`, "TLS" of `start_tls.started`."""
-    return re.search(rf"(?<![^\W_]){re.escape(acronym)}(?![^\W_])", written) is not None
 
 
 _CODE = re.compile(CODE_SPAN)

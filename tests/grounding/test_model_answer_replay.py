@@ -95,23 +95,26 @@ FLOORS = {
         },
         not_replayed=0.15,  # 12/96
     ),
-    # Batch s11 (session 11, written blind; h3's httpx and Django answers) on main 0909c71 +
-    # the answers (both APIs, this small index), measured as written: its figures, not tuned
-    # on, so a regression fails here. None of its 88 test claims misses the packet here.
+    # Batch s11 (session 11, written blind: h3's httpx and Django answers, h4's Python docs and
+    # PEPs) on main d060ca3 + h4's answers (both APIs, this small index), measured as written:
+    # its figures, not tuned on, so a regression fails here. 8 of its 198 test claims miss the
+    # packet here (all Python/PEPs), none on the full indexes. Per writer: h3 faithful 38/50,
+    # intact 4/14, every kind dropped; h4 faithful 42/54, intact 8/16, bool_swapped 2/4,
+    # negation_added 8/10, every other kind dropped.
     "s11": Floors(
-        faithful_kept=0.76,  # 38/50
-        intact=0.28,  # 4/14
+        faithful_kept=0.76,  # 80/104
+        intact=0.40,  # 12/30
         dropped={
-            "invented_parameter": TARGET_DROPPED,  # 8/8
-            "wrong_evidence": TARGET_DROPPED,  # 6/6
-            "outside_knowledge": TARGET_DROPPED,  # 8/8
-            "changed_number": TARGET_DROPPED,  # 2/2
-            "spelled_count": TARGET_DROPPED,  # 2/2
-            "bool_swapped": TARGET_DROPPED,  # 2/2
-            "negation_added": TARGET_DROPPED,  # 4/4
-            "negation_removed": TARGET_DROPPED,  # 6/6
+            "invented_parameter": TARGET_DROPPED,  # 14/14
+            "wrong_evidence": TARGET_DROPPED,  # 14/14
+            "outside_knowledge": TARGET_DROPPED,  # 12/12
+            "changed_number": TARGET_DROPPED,  # 4/4
+            "spelled_count": TARGET_DROPPED,  # 8/8
+            "bool_swapped": 0.66,  # 4/6
+            "negation_added": 0.85,  # 12/14
+            "negation_removed": TARGET_DROPPED,  # 14/14
         },
-        not_replayed=MAX_NOT_REPLAYED_SHARE,  # 0/88
+        not_replayed=MAX_NOT_REPLAYED_SHARE,  # 8/198
     ),
 }
 

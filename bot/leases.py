@@ -33,6 +33,15 @@ RESUME_WINDOW_SECONDS = 15 * 60
 # A claim deferred (Lease.defer) lapses at the latest this long after its first claim, so the
 # sweep after it still finds it inside RESUME_WINDOW_SECONDS.
 DEFER_WITHIN_SECONDS = RESUME_WINDOW_SECONDS - RESUME_EVERY_SECONDS
+# A question whose run stopped after it began posting (Claim.UNSURE) may have its reply in the
+# thread, and is answered again only once the thread has been read. Slack's history limit (one
+# read a minute for an app outside the Marketplace) lets one such takeover a minute read, so
+# the 15 minutes above would check only the first ~14 of a workspace and answer the rest
+# unchecked, twice where the reply was there. These are resumed, and deferred, for an hour: ~59
+# a workspace, more replies than a replica has in flight. A question whose run had not begun
+# posting keeps the window above: it is almost never in the thread, so it is not held back.
+UNSURE_WINDOW_SECONDS = 60 * 60
+DEFER_UNSURE_WITHIN_SECONDS = UNSURE_WINDOW_SECONDS - RESUME_EVERY_SECONDS
 
 
 def process_owner() -> str:
@@ -112,7 +121,8 @@ class Lease:
         redelivery finds it busy, no sweep resumes it), then let it lapse for the next sweep to
         resume; for a question that cannot be answered safely before then (Slack asked docbot
         to wait that long). False when the claim is not this run's, or when it would lapse past
-        DEFER_WITHIN_SECONDS of its first claim: then it must be answered now or never.
+        DEFER_WITHIN_SECONDS of its first claim (DEFER_UNSURE_WITHIN_SECONDS if its last run
+        began posting): then it must be answered now or never.
 
         A store that cannot be reached leaves the claim as it was, held for a lease from now:
         it lapses on its own, and is resumed once the store is back (True)."""
@@ -120,8 +130,9 @@ class Lease:
             return False
         try:
             return await asyncio.to_thread(
-                self._ledger.defer, self.key, self._owner, seconds, DEFER_WITHIN_SECONDS
-            )
+                self._ledger.defer, self.key, self._owner, seconds, DEFER_WITHIN_SECONDS,
+                DEFER_UNSURE_WITHIN_SECONDS,
+            )  # fmt: skip
         except StoreUnavailable:
             return True
 

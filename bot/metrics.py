@@ -1,6 +1,6 @@
 """What `docbot serve` counts, for Prometheus to scrape at /metrics: questions by status, stage
 latencies, model tokens, Slack API errors, claims the verifier dropped, deliveries not answered
-again, feedback marks and the answers in flight.
+again, takeovers answered without checking the thread, feedback marks and the answers in flight.
 
 One registry per `Metrics` (never prometheus_client's global default), so two apps in one process,
 as the tests run them, each count their own.
@@ -58,6 +58,13 @@ class Metrics:
             "Retry-After)",
             ["reason"], registry=r,
         )  # fmt: skip
+        self.takeovers_unchecked = Counter(
+            "docbot_takeovers_unchecked", "Questions taken over from a stopped run and answered "
+            "again without knowing whether its reply is in the thread, which can show it twice: "
+            "rate_limited (Slack's history limit kept the thread from being read for the whole "
+            "window), unreadable (Slack could not be asked, or the thread is longer than docbot "
+            "reads)", ["reason"], registry=r,
+        )  # fmt: skip
         self.feedback_marks = Counter(
             "docbot_feedback_marks", "Feedback reactions recorded (added) or retracted "
             "(removed), by kind (wrong, helpful)", ["kind", "change"], registry=r,
@@ -89,6 +96,9 @@ class Metrics:
 
     def delivery_dropped(self, reason: str) -> None:
         self.deliveries_dropped.labels(reason).inc()
+
+    def takeover_unchecked(self, reason: str) -> None:
+        self.takeovers_unchecked.labels(reason).inc()
 
     def feedback(self, kind: str, *, added: bool) -> None:
         self.feedback_marks.labels(kind, "added" if added else "removed").inc()

@@ -31,7 +31,7 @@ from bot.render.live import stream_tail
 from bot.replies import cosmetic_client, post, unposted
 from bot.store import AnswerRecord, AnswerStore, Claim, MentionKey, StoreUnavailable
 from bot.streaming import LiveReply
-from bot.takeover import Later, defer_takeover, earlier_reply, finish_in_place
+from bot.takeover import Later, Unread, defer_takeover, earlier_reply, finish_in_place
 from bot.thread_context import question_scope
 from bot.working import Working
 from grounding.answer import Answer
@@ -129,6 +129,10 @@ async def claim_turn(
             if await defer_takeover(lease, turn, earlier):
                 deps.metrics.delivery_dropped("rate_limited")
                 return None
+            deps.metrics.takeover_unchecked("rate_limited")
+            earlier = None
+        elif isinstance(earlier, Unread):
+            deps.metrics.takeover_unchecked("unreadable")
             earlier = None
         if earlier is not None and earlier.unfinished:
             log.info("event %s: finishing the stream %s its stopped run left cut off",

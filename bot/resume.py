@@ -5,7 +5,8 @@ it answers; so a question acknowledged by a process that was then killed, or who
 not be posted, would wait for a redelivery that never comes. Each claim keeps the message
 (`Turn.to_payload`); `docbot serve` looks for lapsed, unfinished claims at start-up and then
 every RESUME_EVERY_SECONDS, and answers them like a redelivery would (the ledger decides who),
-for at most RESUME_WINDOW_SECONDS after the first claim (both in bot/leases.py). A reaction's
+for at most RESUME_WINDOW_SECONDS after the first claim (UNSURE_WINDOW_SECONDS for one whose run
+had begun posting; all in bot/leases.py). A reaction's
 claim keeps the reaction the same way (bot/marks.py), and is resolved likewise.
 """
 
@@ -20,7 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import ListenerDeps
 from bot.events import Turn
-from bot.leases import RESUME_EVERY_SECONDS, RESUME_WINDOW_SECONDS
+from bot.leases import RESUME_EVERY_SECONDS, RESUME_WINDOW_SECONDS, UNSURE_WINDOW_SECONDS
 from bot.pending_marks import key_of
 from bot.questions import handle_turn
 from bot.reactions import count_pending_later, handle_reaction, reaction_from_payload, renew_kept
@@ -59,7 +60,9 @@ class Resumer:
         deps, client = self._bound
         await renew_kept(deps)  # the claims of the reactions kept here stay this process's
         count_pending_later(deps)  # reactions kept until their reply's answer is stored
-        found = await asyncio.to_thread(deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH)
+        found = await asyncio.to_thread(
+            deps.store.resumable, RESUME_WINDOW_SECONDS, RESUME_BATCH, UNSURE_WINDOW_SECONDS
+        )
         started = 0
         # One run per question, and one per message reacted to, which resolves that message's
         # reactions one after another in the order they came (a mark, then its removal):

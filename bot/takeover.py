@@ -34,6 +34,12 @@ class Earlier:
 
 
 @dataclass(frozen=True, slots=True)
+class Unread:
+    """Slack could not tell (a failure after the retries, other than its rate limit; more
+    replies than docbot reads) and the log has no reply: answered again, unchecked."""
+
+
+@dataclass(frozen=True, slots=True)
 class Later:
     """Slack turned the read of the thread away (HTTP 429) and the log has no reply: whether one
     was posted is known only once Slack lets it be read, after `seconds` (its Retry-After)."""
@@ -43,11 +49,11 @@ class Later:
 
 async def earlier_reply(
     store: AnswerStore, client: AsyncWebClient, turn: Turn
-) -> Earlier | Later | None:
+) -> Earlier | Later | Unread | None:
     """The reply a run before this one posted to `turn`, from the answer log and the thread;
-    None when there is none, or when Slack cannot tell for another reason than its rate limit
-    and the log has none (answering again risks a second reply, not answering risks none at
-    all: the second is the lesser harm). Later when the rate limit is why: the 429 is not
+    None when there is none; Unread when Slack cannot tell for another reason than its rate
+    limit and the log has none (answering again risks a second reply, not answering risks none
+    at all: the second is the lesser harm). Later when the rate limit is why: the 429 is not
     waited out here (a Retry-After of conversations.replies can be a minute, longer than a
     claim's lease), the caller defers the question instead.
 
@@ -58,8 +64,8 @@ async def earlier_reply(
         message = await reply_message(unwaited(client), turn)
     except Unknown as exc:
         wait = retry_after(exc.__cause__)
-        if wait is not None and record is None:
-            return Later(wait)
+        if record is None:
+            return Unread() if wait is None else Later(wait)
         message = None
     if message is None:
         return None if record is None else Earlier(record.reply_ts, record=record)
@@ -80,7 +86,10 @@ async def defer_takeover(lease: Lease, turn: Turn, later: Later) -> bool:
     log.warning(
         "event %s: Slack's rate limit has kept its thread from being read, and waiting %.0f s "
         "more would pass the window in which questions are resumed; answering again: if its "
-        "stopped run posted a reply, this one shows twice", turn.event_id, later.seconds,
+        "stopped run posted a reply, this one shows twice. Slack's history limit (one read a "
+        "minute for an app outside the Marketplace) was shared by more takeovers than the "
+        "window holds; an app the workspace creates from manifest.yml keeps the usual limits "
+        "(docs/slack.md, Slack's history limit)", turn.event_id, later.seconds,
     )  # fmt: skip
     return False
 

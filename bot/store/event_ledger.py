@@ -66,10 +66,12 @@ DONE, CLAIMED, POSTING = "done", "claimed", "posting"
 
 # Both backends' statement listing resumable claims (EventLedger.resumable): mentions and events
 # in one list, oldest first, ties in one order however the backend breaks them; named parameters
-# since, now, limit. Each row: seen, then resumable_row's five columns.
+# since, unsure_since (a question whose run began posting), now, limit. Each row: seen, then
+# resumable_row's five columns.
 RESUMABLE_SQL = (
     "SELECT seen, team, channel, ts, NULL AS event_id, payload FROM processed_mentions "
-    f"WHERE seen >= :since AND state <> '{DONE}' AND payload IS NOT NULL AND expires <= :now "
+    f"WHERE (seen >= :since OR (state = '{POSTING}' AND seen >= :unsure_since)) "
+    f"AND state <> '{DONE}' AND payload IS NOT NULL AND expires <= :now "
     "UNION ALL SELECT seen, NULL, NULL, NULL, event_id, payload FROM processed_events "
     f"WHERE seen >= :since AND state <> '{DONE}' AND payload IS NOT NULL AND expires <= :now "
     "ORDER BY 1, 2, 3, 4, 5 LIMIT :limit"
@@ -102,10 +104,13 @@ class EventLedger(Protocol):
         message, or a reaction recorded before its ack)."""
         ...
 
-    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+    def resumable(
+        self, window_seconds: float, limit: int, unsure_window_seconds: float | None = None
+    ) -> tuple[Resumable, ...]:
         """Unfinished claims (mentions and events) first claimed within the last
         `window_seconds` whose lease has lapsed and that carry a payload, oldest first, at most
-        `limit`."""
+        `limit`; a question whose run had begun posting (claimed again: UNSURE), within the
+        last `unsure_window_seconds` (the same window when None)."""
         ...
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
@@ -126,9 +131,13 @@ class EventLedger(Protocol):
         """Give `owner`'s unfinished lease up now, so the next delivery may take it at once."""
         ...
 
-    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+    def defer(
+        self, key: ClaimKey, owner: str, seconds: float, within_seconds: float,
+        unsure_within_seconds: float | None = None,
+    ) -> bool:  # fmt: skip
         """Hold `owner`'s unfinished claim for `seconds` from now, renewed no further: until then
         a claim finds it BUSY and `resumable` passes it by; then it lapses (TAKEN_OVER, or UNSURE
         if it was posting, as before). Only when it then lapses within `within_seconds` of its
-        first claim; False (nothing changed) when it would not, or when it is not `owner`'s."""
+        first claim (`unsure_within_seconds` for a claim that was posting; the same when None);
+        False (nothing changed) when it would not, or when it is not `owner`'s."""
         ...

@@ -93,9 +93,12 @@ class PostgresAnswerStore:
         now = self._clock()
         return self._db.run(lambda c: ledger.claim(c, key, owner, now, self._lease, payload))
 
-    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+    def resumable(
+        self, window_seconds: float, limit: int, unsure_window_seconds: float | None = None
+    ) -> tuple[Resumable, ...]:
         now = self._clock()
-        return self._db.run(lambda c: ledger.resumable(c, now, window_seconds, limit))
+        unsure = window_seconds if unsure_window_seconds is None else unsure_window_seconds
+        return self._db.run(lambda c: ledger.resumable(c, now, window_seconds, limit, unsure))
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
         expires = self._clock() + self._lease
@@ -112,9 +115,13 @@ class PostgresAnswerStore:
         now = self._clock()
         self._db.run(lambda c: ledger.release(c, key, owner, now))
 
-    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+    def defer(
+        self, key: ClaimKey, owner: str, seconds: float, within_seconds: float,
+        unsure_within_seconds: float | None = None,
+    ) -> bool:  # fmt: skip
         until = self._clock() + seconds
-        return self._db.run(lambda c: ledger.defer(c, key, owner, until, within_seconds))
+        unsure = within_seconds if unsure_within_seconds is None else unsure_within_seconds
+        return self._db.run(lambda c: ledger.defer(c, key, owner, until, within_seconds, unsure))
 
     # --- answer log ----------------------------------------------------------------------
 

@@ -123,16 +123,25 @@ async def release(conn: AsyncConnection, key: ClaimKey, owner: str, now: float) 
 
 
 async def defer(
-    conn: AsyncConnection, key: ClaimKey, owner: str, until: float, within: float
-) -> bool:
+    conn: AsyncConnection, key: ClaimKey, owner: str, until: float, within: float,
+    unsure_within: float,
+) -> bool:  # fmt: skip
     # The window is checked on the row the update locks, as every held-claim change is.
     table, where, params = _where(key)
     row = await conn.execute(
         text(
             f"UPDATE {table} SET expires = :until WHERE {where} AND owner = :owner "
-            f"AND state <> '{DONE}' AND seen + :within >= :until RETURNING 1"
+            f"AND state <> '{DONE}' AND seen + (CASE WHEN state = '{POSTING}' "
+            "THEN CAST(:unsure_within AS DOUBLE PRECISION) "
+            "ELSE CAST(:within AS DOUBLE PRECISION) END) >= :until RETURNING 1"
         ),
-        {**params, "until": until, "within": within, "owner": owner},
+        {
+            **params,
+            "until": until,
+            "owner": owner,
+            "within": within,
+            "unsure_within": unsure_within,
+        },
     )
     return row.first() is not None
 
@@ -154,11 +163,10 @@ async def _update_held(
 
 
 async def resumable(
-    conn: AsyncConnection, now: float, window: float, limit: int
+    conn: AsyncConnection, now: float, window: float, limit: int, unsure_window: float
 ) -> tuple[Resumable, ...]:
-    rows = await conn.execute(
-        text(RESUMABLE_SQL), {"since": now - window, "now": now, "limit": limit}
-    )
+    since = {"since": now - window, "unsure_since": now - unsure_window}
+    rows = await conn.execute(text(RESUMABLE_SQL), {**since, "now": now, "limit": limit})
     return tuple(resumable_row(row[1:]) for row in rows)
 
 

@@ -84,9 +84,12 @@ class SQLiteAnswerStore:
             self._prune_if_due()
             return ledger.claim(conn, key, owner, self._clock(), self._lease, payload)
 
-    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
+    def resumable(
+        self, window_seconds: float, limit: int, unsure_window_seconds: float | None = None
+    ) -> tuple[Resumable, ...]:
+        unsure = window_seconds if unsure_window_seconds is None else unsure_window_seconds
         with self._read() as conn:
-            return ledger.resumable(conn, self._clock(), window_seconds, limit)
+            return ledger.resumable(conn, self._clock(), window_seconds, limit, unsure)
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
         with self._write() as conn:
@@ -104,10 +107,14 @@ class SQLiteAnswerStore:
         with self._write() as conn:
             ledger.release(conn, key, owner, self._clock())
 
-    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
+    def defer(
+        self, key: ClaimKey, owner: str, seconds: float, within_seconds: float,
+        unsure_within_seconds: float | None = None,
+    ) -> bool:  # fmt: skip
+        unsure = within_seconds if unsure_within_seconds is None else unsure_within_seconds
         with self._write() as conn:
             until = self._clock() + seconds
-            return ledger.defer(conn, key, owner, until, within_seconds)
+            return ledger.defer(conn, key, owner, until, within_seconds, unsure)
 
     # --- answer log ----------------------------------------------------------------------
 

@@ -97,22 +97,24 @@ def release(conn: sqlite3.Connection, key: ClaimKey, owner: str, now: float) -> 
     )
 
 
-def defer(conn: sqlite3.Connection, key: ClaimKey, owner: str, until: float, within: float) -> bool:
+def defer(
+    conn: sqlite3.Connection, key: ClaimKey, owner: str, until: float, within: float,
+    unsure_within: float,
+) -> bool:  # fmt: skip
     table, where, params = _where(key)
     cursor = conn.execute(
         f"UPDATE {table} SET expires = ? WHERE {where} AND owner = ? AND state != ? "
-        "AND seen + ? >= ?",
-        (until, *params, owner, DONE, within, until),
+        "AND seen + (CASE WHEN state = ? THEN ? ELSE ? END) >= ?",
+        (until, *params, owner, DONE, POSTING, unsure_within, within, until),
     )
     return cursor.rowcount == 1
 
 
 def resumable(
-    conn: sqlite3.Connection, now: float, window: float, limit: int
+    conn: sqlite3.Connection, now: float, window: float, limit: int, unsure_window: float
 ) -> tuple[Resumable, ...]:
-    rows = conn.execute(
-        RESUMABLE_SQL, {"since": now - window, "now": now, "limit": limit}
-    ).fetchall()
+    since = {"since": now - window, "unsure_since": now - unsure_window}
+    rows = conn.execute(RESUMABLE_SQL, {**since, "now": now, "limit": limit}).fetchall()
     return tuple(resumable_row(row[1:]) for row in rows)
 
 

@@ -259,16 +259,24 @@ def with_channels(slack: FakeSlack) -> FakeSlack:
 async def two_replicas(
     config: Config, answerer: Answerer, first: AnswerStore, second: AnswerStore | None = None,
     *, resumer: Resumer | None = None, clock: Clock | None = None,
+    metrics: Metrics | None = None,
 ) -> AsyncIterator[tuple[FakeSlack, RunningApp, RunningApp]]:  # fmt: skip
     """A fake Slack that knows the test channels, and two apps on it as two replicas of docbot:
     the first on `first`, the second on `second` (the same store by default) and, with
-    `resumer`, taking over what the first leaves unfinished; `clock`, the second's clock."""
+    `resumer`, taking over what the first leaves unfinished; `clock` and `metrics`, the
+    second's."""
     async with fake_slack() as slack:
         with_channels(slack)
         async with (
             running_app(slack, config, answerer, first) as one,
             running_app(
-                slack, config, answerer, second or first, resumer=resumer, clock=clock
+                slack,
+                config,
+                answerer,
+                second or first,
+                resumer=resumer,
+                clock=clock,
+                metrics=metrics,
             ) as other,
         ):
             yield slack, one, other

@@ -24,8 +24,10 @@ class RenewalSignal:
     def claim(self, key: ClaimKey, owner: str, payload: str | None = None) -> Claim:
         return self.inner.claim(key, owner, payload)
 
-    def resumable(self, window_seconds: float, limit: int) -> tuple[Resumable, ...]:
-        return self.inner.resumable(window_seconds, limit)
+    def resumable(
+        self, window_seconds: float, limit: int, unsure_window_seconds: float | None = None
+    ) -> tuple[Resumable, ...]:
+        return self.inner.resumable(window_seconds, limit, unsure_window_seconds)
 
     def renew(self, key: ClaimKey, owner: str) -> bool:
         result = self.inner.renew(key, owner)
@@ -41,8 +43,11 @@ class RenewalSignal:
     def release(self, key: ClaimKey, owner: str) -> None:
         self.inner.release(key, owner)
 
-    def defer(self, key: ClaimKey, owner: str, seconds: float, within_seconds: float) -> bool:
-        return self.inner.defer(key, owner, seconds, within_seconds)
+    def defer(
+        self, key: ClaimKey, owner: str, seconds: float, within_seconds: float,
+        unsure_within_seconds: float | None = None,
+    ) -> bool:  # fmt: skip
+        return self.inner.defer(key, owner, seconds, within_seconds, unsure_within_seconds)
 
 
 def test_lease_owner_is_pid_and_a_token_unique_per_process() -> None:

@@ -204,3 +204,26 @@ def test_ledger_defer_refuses_to_end_past_its_window(store: AnswerStore, clock: 
     assert store.defer(KEY, A, 100, 900)  # lapses exactly at the window's end
     clock.now += 100
     assert store.claim(KEY, B) is Claim.TAKEN_OVER
+
+
+def test_ledger_a_claim_whose_run_began_posting_has_a_window_of_its_own(
+    store: AnswerStore, clock: FakeClock
+) -> None:
+    """A question whose run began posting may have its reply in the thread: it is deferred, and
+    resumed, within the longer window it is given (`unsure_*`); one whose run never began
+    posting keeps the resume window."""
+    posting, claimed = Mention("T1", "C1", "1.0"), Mention("T1", "C1", "2.0")
+    assert store.claim(posting, A, "{}") is Claim.NEW and store.begin_post(posting, A)
+    assert store.claim(claimed, A, "{}") is Claim.NEW
+    clock.now += 800
+    assert store.renew(posting, A) and store.renew(claimed, A)
+    assert not store.defer(claimed, A, 200, 900, 3600)  # 1000 s after its first claim
+    assert not store.defer(posting, A, 2801, 900, 3600)  # would lapse past 3600 s
+    assert store.defer(posting, A, 300, 900, 3600)
+    clock.now += 200  # 1000 s: past the resume window of 900
+    assert store.resumable(900, 10, 3600) == ()  # claimed: too old; posting: deferred
+    clock.now += 100
+    assert [r.key for r in store.resumable(900, 10, 3600)] == [posting]
+    assert store.resumable(900, 10) == ()  # without its own window: the resume window's
+    clock.now += 3600
+    assert store.resumable(900, 10, 3600) == ()  # past its window too: left alone

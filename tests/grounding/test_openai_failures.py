@@ -7,6 +7,7 @@ import socket
 
 import pytest
 
+from tests.grounding.fake_clock import FakeClock
 from tests.grounding.fake_openai import answer, http_error, slow
 from tests.grounding.openai_harness import API, APIS, error, generation, serve
 
@@ -45,7 +46,14 @@ def test_generate_out_of_quota_says_to_check_billing_and_is_not_retried() -> Non
 
 @pytest.mark.parametrize("api", APIS)
 def test_generate_slow_server_is_a_timeout_and_not_retried(api: API) -> None:
-    outcome, fake = serve(api, slow(2.0, GOOD), timeout_seconds=0.3, max_retries=2)
+    # The server takes 2 s to answer, on the fake clock: it moves on as the request arrives.
+    # On the real clock the 0.3 s could pass before the request was sent at all (the SDK's
+    # first call, on a loaded machine), so the server saw none: no retry was not shown.
+    clock = FakeClock()
+    outcome, fake = serve(
+        api, slow(2.0, GOOD), timeout_seconds=0.3, max_retries=2, clock=clock,
+        on_request=lambda _: clock.advance(2.0),
+    )  # fmt: skip
     failure = error(outcome)
     assert failure.kind == "timeout"
     assert "answer.timeout_seconds (0.3 s)" in str(failure)

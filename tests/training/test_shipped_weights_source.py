@@ -10,10 +10,13 @@ from grounding.generators.reader_model import WEIGHTS, load_model
 from training.train_reader import arguments, source
 
 
-# Known stale (h1, session 10): the shipped file is session 7's 1,500-question seed-7 fit, and
-# the default fit of today's code was not measured not-worse in time to replace it
-# (docs/performance-reader.md, "h1, session 10"). Strict: shipping a default fit makes this
-# pass, and the marker must then go.
+# Known stale (h1, sessions 10-11): the shipped file is the 1,500-question seed-7 fit of
+# 6405340, which that commit's script reproduces. On today's train split its threshold 0.51
+# refuses 90 of 107 uncovered questions, under the script's floor (91), so every refit of today's
+# code, at any sample, picks 0.53-0.55 and answers 4-14 fewer; the shipped weights at 0.53 score
+# as the refit does, on train and on the Django FAQ (docs/performance-reader.md, "h1, session
+# 11"; training/refit_gap.py measures it). Strict: shipping a default fit makes this pass, and
+# the marker must then go.
 @pytest.mark.xfail(strict=True, reason="reader_weights.json predates the script's default fit")
 def test_the_shipped_weights_come_from_the_scripts_default_fit() -> None:
     defaults = arguments([])

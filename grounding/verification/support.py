@@ -106,12 +106,6 @@ class Support:
     # claim may merge a heading with its text.
     under: str = ""
 
-    def around(self) -> str:
-        """What a claim's names may come from when its words cannot be read: the quoted
-        sentences with one on each side, what earlier kept claims quoted, the headings."""
-        near = (self.context or self.quoted, self.stated, self.headings, self.under)
-        return "\n\n".join(text for text in near if text)
-
     def coverage_text(self, name: Coverage) -> str:
         """What content coverage reads as `name`: the quoted sentences (and their context) with
         the headings the quotes are under; the cited items as they are."""
@@ -152,13 +146,7 @@ def check(
     )
     other = in_other_language(claim, support.cited)
     tokens = exact_tokens(claim)
-    problem = token_problem(tokens, support.cited)
-    if problem is None and other:
-        # No word of it is read, so its names are what tie it to its quotes: a name found only
-        # elsewhere in the cited items ("`file_digest` closes the file" quoting "It is up to the
-        # caller to close *fileobj*.") is the claim's own, as an English claim's words would be.
-        problem = token_problem(tokens, support.around(), "the quoted evidence or next to it")
-    problem = problem or _meaning_problem(claim, support, other=other)
+    problem = token_problem(tokens, support.cited) or _meaning_problem(claim, support, other=other)
     if problem is None and not other:
         said, quoted_text, cited_text = _coverage_texts(claim, support)
         exact = bool(tokens)

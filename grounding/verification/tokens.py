@@ -25,9 +25,7 @@ _URL_WORD = re.compile(r"UR[LI]s?")
 _SCHEME = re.compile(r"\b[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
-def token_problem(
-    tokens: Sequence[str], cited: str, where: str = "the cited evidence"
-) -> str | None:
+def token_problem(tokens: Sequence[str], cited: str) -> str | None:
     """The first token not in the cited items as written, nor once code layout and markup are
     normalised on both sides (a one-line `mounts = {...}` of a multi-line example), nor part by
     part when it joins several (`a = f(); b = g(a)`, `prog -m tool --flag`)."""
@@ -40,7 +38,7 @@ def token_problem(
             continue
         parts = joined_parts(token)
         if not parts or not all(_token_in(part, written, formed) for part in parts):
-            return f"not in {where}: {token!r}"
+            return f"not in the cited evidence: {token!r}"
     return None
 
 

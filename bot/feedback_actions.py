@@ -29,6 +29,7 @@ from bot.render.feedback import (
     not_my_answer,
     reason_modal,
     reason_not_saved,
+    reason_not_saved_yet,
     reason_recorded,
 )
 from bot.replies import answer_thread, tell
@@ -60,7 +61,10 @@ async def record_press(deps: ListenerDeps, press: ButtonPress) -> asyncio.Future
         toggle = deps.store.toggle_mark
         return record, await asyncio.to_thread(toggle, record.id, press.user, kind, at, once=once)
 
-    return await before_ack(store_press(), f"feedback press by {press.user} on {press.message_ts}")
+    what = f"feedback press by {press.user} on {press.message_ts}"
+    return await before_ack(
+        store_press(), what, deps.clock, lambda: deps.metrics.mark_late("press")
+    )
 
 
 async def handle_feedback_press(
@@ -150,13 +154,19 @@ async def record_reason(deps: ListenerDeps, submission: Submission) -> asyncio.F
         return record, stored
 
     return await before_ack(asyncio.to_thread(store_reason),
-                            f"feedback reason by {submission.user}")  # fmt: skip
+                            f"feedback reason by {submission.user}", deps.clock,
+                            lambda: deps.metrics.mark_late("reason"))  # fmt: skip
 
 
 def reason_unstored(recorded: asyncio.Future[Reasoned]) -> dict[str, str]:
-    """What the modal shows when its reason could not be stored before the ack: Slack keeps it
-    open with what was typed, to send again (empty when stored, or still being written)."""
-    if not recorded.done() or recorded.exception() is None:
+    """What the modal shows when its reason is not stored before the ack: Slack keeps it open
+    with what was typed, to send again (empty when stored). Still being written counts too:
+    closed on a write that has not ended, the reason would be lost with a process stopped
+    before it ends (Slack never delivers a submission again); sent again, it is stored once
+    (the same modal: `once`), by whichever write comes first."""
+    if not recorded.done():
+        return {CATEGORY_BLOCK: reason_not_saved_yet()}
+    if recorded.exception() is None:
         return {}
     return {CATEGORY_BLOCK: reason_not_saved()}
 

@@ -9,19 +9,25 @@ delivers an acknowledged event, button press or modal again.
   stored, together with the press or the modal as done in the ledger (`once`), so a delivery
   of it again changes nothing.
 
-Slack wants the acknowledgement within 3 seconds. The store gets ACK_BUDGET_SECONDS of them;
-a store slower than that does not hold the ack back: the write goes on, the listener waits for
-it after the ack, and the log says the mark was not stored in time (a process killed before
-the write ends loses it). What each listener does when the store fails is its own: a reaction
-is refused for Slack to deliver again while Slack still will (bot/listeners.py).
+Slack wants the acknowledgement within 3 seconds. The store gets ACK_BUDGET_SECONDS of them
+(on the deps' clock); a store slower than that does not hold the ack back: the write goes on,
+the listener waits for it after the ack, and the log and /metrics (docbot_marks_late_total)
+say the mark was not stored in time. What each listener does then is its own: a reaction is
+refused for Slack to deliver again while Slack still will (bot/listeners.py); the modal stays
+open, to be sent again (the same modal is stored once); a press is acknowledged without it,
+and a process killed before the write ends loses it: Slack never delivers a press again, and
+the store too slow to take it is the only durable place docbot has.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
+
+from grounding.deadline import Clock
 
 log = logging.getLogger("docbot.slack")
 
@@ -33,19 +39,25 @@ T = TypeVar("T")
 
 
 async def before_ack(
-    work: Awaitable[T], what: str, budget: float = ACK_BUDGET_SECONDS
-) -> asyncio.Future[T]:
-    """Start the store work `work` and wait for it for up to `budget` seconds: its future,
-    done unless the store was slower than that (then still running, and logged). The caller
-    acknowledges next, and awaits the future after the ack for the result or the error."""
+    work: Awaitable[T], what: str, clock: Clock, late: Callable[[], None],
+    budget: float = ACK_BUDGET_SECONDS,
+) -> asyncio.Future[T]:  # fmt: skip
+    """Start the store work `work` and wait for it for up to `budget` seconds on `clock`: its
+    future, done unless the store was slower than that (then still running, logged, and `late`
+    called: a count on /metrics). The caller acknowledges next, and awaits the future after the
+    ack for the result or the error."""
     future: asyncio.Future[T] = asyncio.ensure_future(work)
     future.add_done_callback(_seen)
-    await asyncio.wait({future}, timeout=budget)
+    with contextlib.suppress(TimeoutError):
+        async with clock.timeout(budget):
+            await asyncio.wait({future})
     if not future.done():
         log.warning(
-            "%s: not stored within %.1f s; acknowledged without it, and stored once the store "
-            "answers (were docbot stopped before that, it would be lost)", what, budget,
+            "%s: not stored within %.1f s; stored once the store answers. The answer store is "
+            "slower than Slack's acknowledgement allows: see docbot_marks_late_total on "
+            "/metrics and docs/feedback.md", what, budget,
         )  # fmt: skip
+        late()
     return future
 
 

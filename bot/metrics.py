@@ -65,6 +65,12 @@ class Metrics:
             "window), unreadable (Slack could not be asked, or the thread is longer than docbot "
             "reads)", ["reason"], registry=r,
         )  # fmt: skip
+        self.marks_late = Counter(
+            "docbot_marks_late", "Feedback marks the answer store had not taken within the 2 s "
+            "docbot gives it before Slack's acknowledgement, by kind (reaction: refused for Slack "
+            "to deliver again; reason: its form kept open to send again; press: acknowledged "
+            "without it, lost if docbot stops before the write ends)", ["kind"], registry=r,
+        )  # fmt: skip
         self.feedback_marks = Counter(
             "docbot_feedback_marks", "Feedback reactions recorded (added) or retracted "
             "(removed), by kind (wrong, helpful)", ["kind", "change"], registry=r,
@@ -99,6 +105,9 @@ class Metrics:
 
     def takeover_unchecked(self, reason: str) -> None:
         self.takeovers_unchecked.labels(reason).inc()
+
+    def mark_late(self, kind: str) -> None:
+        self.marks_late.labels(kind).inc()
 
     def feedback(self, kind: str, *, added: bool) -> None:
         self.feedback_marks.labels(kind, "added" if added else "removed").inc()

@@ -64,7 +64,8 @@ async def record_reaction(
     """Before the ack: the reaction's event claimed, with the reaction as its payload."""
     payload = reaction_payload(reaction, bot_user_id, added=added)
     claim = asyncio.to_thread(deps.store.claim, EventKey(reaction.event_id), deps.owner, payload)
-    return await before_ack(claim, f"reaction event {reaction.event_id}")
+    late = functools.partial(deps.metrics.mark_late, "reaction")
+    return await before_ack(claim, f"reaction event {reaction.event_id}", deps.clock, late)
 
 
 async def handle_reaction(

@@ -164,6 +164,14 @@ def feedback_failed() -> Message:
     return Message(text=text, blocks=(section(text),))
 
 
+def reason_not_saved_yet() -> str:
+    """Shown in the "what was wrong?" modal, kept open, when the store has not finished saving
+    its answer in the time Slack gives docbot: sending it again cannot store it twice."""
+    return (
+        "This is taking longer than it should to save. Send it again in a moment; it is saved once."
+    )
+
+
 def reason_not_saved() -> str:
     """Shown in the "what was wrong?" modal, kept open, when its answer could not be stored."""
     return "I could not save this just now; send it again in a minute, or tell the docbot admins."

@@ -25,6 +25,7 @@ from bot.pending_marks import PENDING_SECONDS, Kept, MessageKey, PendingMark, ke
 from bot.render.feedback import thanks_for_wrong
 from bot.replies import Unknown, answer_thread, reply_question, tell
 from bot.store import AnswerRecord, Claim, EventKey, StoreUnavailable, staged_reply_ts
+from bot.store.reaction_order import event_order
 from bot.webapi import retry_after, unwaited
 from retrieval.config import Config
 
@@ -150,6 +151,14 @@ async def _count(
     if not claim.granted:
         log.info("reaction event %s was already handled", reaction.event_id)
         return
+    if event_order(reaction.event_ts) is None:
+        # A claim an older docbot recorded keeps no time; its `seen` is when docbot got it, not
+        # when Slack made it, and ordering by it could put a removal before its own mark.
+        log.warning("reaction event %s on %s/%s has no event time (recorded by an older docbot): "
+                    "counted in the order it is resolved, not the order Slack made it; if it was "
+                    "removed (or added) again on another replica meanwhile, check the answer's "
+                    "marks with docbot feedback", reaction.event_id, reaction.channel,
+                    reaction.ts)  # fmt: skip
     async with Lease(store, key, deps.owner, claim, deps.renew_every) as lease:
         if added:
             resumed = claim is Claim.TAKEN_OVER

@@ -117,8 +117,11 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
         return True
     term = claim[i]
     spots = [j for j, other in enumerate(evidence) if _same(term, other)]
-    if versioned(claim, i) and any(j > 0 and evidence[j - 1] == _VERSION for j in spots):
-        return True  # "since 3.11" of "Changed in version 3.11": a version is its own anchor
+    if spots and _DOTTED_NUMBER.fullmatch(term):
+        # "since 3.11" of "Changed in version 3.11", "~= 2.2" of "``~= 2.2``": a number of
+        # several parts the quoted sentences hold is rarely there by chance, whatever words
+        # the claim puts around it; a plain integer ("10 connections" of an example's 10) is.
+        return True
     if is_number(term):
         spots += _named_elsewhere(evidence, spots)
     if any(neighbours & sentence_window(evidence, j, window) for j in spots):
@@ -139,6 +142,7 @@ def anchored(claim: Sequence[str], i: int, evidence: Sequence[str], window: int)
     return any(neighbours & sentence_window(evidence, j, window) for j in spots)
 
 
+_DOTTED_NUMBER = re.compile(r"\d+(?:\.\d+)+")
 _VALUE_LINE_WORDS = folded_words("default value")
 
 
@@ -150,8 +154,7 @@ def _bare_value(evidence: Sequence[str], j: int) -> bool:
 
 
 # The words a claim writes a version number after ("since 3.11", "Python 3.8", "added in 3.9"):
-# such a number is anchored by the evidence's "version" right before it.
-_VERSION = fold_word("version")
+# such a number is a version, no setting's value (settings.py).
 _VERSION_WORDS = folded_words("since python in version added new from until")
 
 

@@ -156,14 +156,16 @@ _ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][\w.]*)\s*=\s*(?P<value>[^\s=][^=]*
 
 def set_in_prose(code: str, evidence: str) -> bool:
     """`code` is an assignment the evidence states in prose: "set NAME to VALUE", "set the NAME
-    setting to VALUE" (in quote form, markup gone). The value is the one the sentence sets: `X =
-    False` of "set X to True" is not there."""
+    setting to VALUE", "NAME is [set to] VALUE" (in quote form, markup gone). The value is the
+    one the sentence sets: `X = False` of "set X to True" is not there."""
     assignment = _ASSIGNMENT.fullmatch(code.strip())
     if assignment is None:
         return False
     name, value = (re.escape(v.strip()) for v in assignment.group("name", "value"))
     said = rf"(?<!\w)set\s+(?:the\s+)?{name}(?:\s+[a-z]+)?\s+to\s+{value}(?!\w|\.\w)"
-    return re.search(said, evidence, re.IGNORECASE) is not None
+    # The passive says the same: "if DEBUG is set to True", "when `pot.size` is 2".
+    passive = rf"(?<![\w.]){name}(?:\s+[a-z]+)?\s+(?:is|are)\s+(?:set\s+to\s+)?{value}(?!\w|\.\w)"
+    return any(re.search(p, evidence, re.IGNORECASE) is not None for p in (said, passive))
 
 
 def _wordy(char: str) -> bool:

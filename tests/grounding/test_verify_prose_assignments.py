@@ -27,3 +27,25 @@ def test_another_value_or_name_is_dropped() -> None:
         "For two cups, write `pot.size = 3`.",
     ):
         assert "not in the cited evidence" in dropped(claim, SET), claim
+
+
+PASSIVE = (
+    "If :setting:`KETTLE_TIMER` is set to ``True``, the water stays warm. "
+    "When ``pot.size`` is ``2``, it pours two cups."
+)
+
+
+def test_an_assignment_the_evidence_states_in_the_passive_is_kept() -> None:
+    for claim in (
+        "With `KETTLE_TIMER = True` the water stays warm.",
+        "With `pot.size = 2`, it pours two cups.",
+    ):
+        kept(claim, PASSIVE)
+
+
+def test_another_value_of_the_passive_is_dropped() -> None:
+    for claim in (
+        "With `KETTLE_TIMER = False` the water stays warm.",
+        "With `pot.size = 3`, it pours two cups.",
+    ):
+        assert "not in the cited evidence" in dropped(claim, PASSIVE), claim

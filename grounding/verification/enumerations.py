@@ -31,6 +31,11 @@ _AFTER_COLON = re.compile(
     r"(?P<items>.+?)(?=[.;!?](?:\s|$)|$)",
     re.S | re.I,
 )
+# The same list in parentheses after the words it counts: "four parts of the request
+# (`method`, `url`, `headers` and `content`)".
+_IN_PARENTHESES = re.compile(
+    rf"{_COUNT}(?:[ \t]+(?:{CODE_SPAN}|[^\s:;,.!?`()]+)){{1,6}}[ \t]*\((?P<items>[^()]+)\)", re.I
+)
 # A count, up to three words, perhaps a comma and up to two more words, then a list of code
 # spans or of numbers: "the four methods `GET`, ... and `X`", "two loggers to configure,
 # `httpx` and `httpcore`", "three proxies, on ports 8030, 8031 and 8032".
@@ -58,7 +63,7 @@ def self_counted(claim: str, quoted: str) -> frozenset[str]:
     """The counts of `claim` that are the length of the list it gives with them, when the
     quoted evidence counts nothing with another value."""
     values = set()
-    for pattern in (_AFTER_COLON, _CODE_LIST):
+    for pattern in (_AFTER_COLON, _IN_PARENTHESES, _CODE_LIST):
         for match in pattern.finditer(claim):
             value = _value(match.group("count"))
             items = list_items(match.group("items"))

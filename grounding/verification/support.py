@@ -62,8 +62,12 @@ from retrieval.text import NEGATIONS, normalize_text
 from retrieval.text.markup import CODE_SPAN
 
 # "No: the transport only retries on ...": the answer to a yes/no question, not a negation of
-# the words after it.
-_ANSWER_MARKER = re.compile(r"^(?:no|yes)\s*[:,;.—–]\s+", re.IGNORECASE)
+# the words after it; "Not really:", "Not quite,", "Not necessarily." are the same answer
+# hedged (the "not" denies the question, not a word of the claim).
+_ANSWER_MARKER = re.compile(
+    r"^(?:no|yes|not[ \t]+(?:really|quite|exactly|necessarily))\s*[:,;.—–]\s+",
+    re.IGNORECASE,
+)
 # "Not on a client instance: per-request cookies aren't supported there.": a leading "Not ...:"
 # answers a yes/no question with the negation its sentence goes on to state. Only the "Not" is
 # that answer: the words after it are the claim's, checked as any others ("Not after 5 retries").

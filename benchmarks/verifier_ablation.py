@@ -30,7 +30,7 @@ from retrieval.index import build_index
 
 # Each check by the name `support.check` calls it by, and what it returns when it finds nothing.
 CHECKS: dict[str, object] = {
-    "_token_problem": None,
+    "token_problem": None,
     "number_problem": None,
     "value_problem": None,
     "default_problem": None,

@@ -1,6 +1,7 @@
 """What a negation of the evidence denies: the words it governs ("does not follow": follow),
 read past an adverb ("does not automatically follow"), a modal word ("it is not possible to
-resize"), a coordination ("does not drain or flush"), and said by a verb ("refuses to drain")."""
+resize"), a light verb ("does not make a recommendation"), a coordination ("does not drain or
+flush"), and said by a verb ("refuses to drain")."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ _NOT_ADVERBS = folded_words("only early family assembly")
 # possible to resize the buffer", "there is no way to resize it", "you are not able / allowed /
 # permitted to resize it" deny the resizing: "You can resize the buffer" drops the negation.
 _MODAL = folded_words("possible able way allowed permitted")
+# Light verbs, whose meaning is their object's: "does not make a recommendation" denies the
+# recommending ("recommends double quotes" drops the negation), "does not give a warning" the
+# warning, "has no effect" ... the effect.
+_LIGHT_VERBS = folded_words("make give take have do")
 # "does not drain or flush the tank": "or" / "nor" right after the negated word joins a second.
 _JOINING = folded_words("or nor")
 # Verbs that say "not" of the verb after them, in a quote as in a claim: "refuses to drain",
@@ -51,6 +56,8 @@ def negated_words(clause: Sequence[str], j: int) -> tuple[int, ...]:
             k = _next_content(clause, k)
         elif clause[k] in _MODAL and k + 1 < len(clause) and clause[k + 1] == _TO:
             k = _next_content(clause, k + 1)
+        elif clause[k] in _LIGHT_VERBS:
+            k = _next_content(clause, k)
         else:
             break
         if k < 0:

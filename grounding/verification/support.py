@@ -48,6 +48,7 @@ from grounding.verification.numbers import (
     spanish_numbers,
     without_english_number_words,
 )
+from grounding.verification.preferences import preference_problem
 from grounding.verification.quantities import bare_unit_problem, unit_problem
 from grounding.verification.quotes import (
     quote_form,
@@ -311,6 +312,7 @@ def _meaning_problem(claim: str, support: Support, *, other: bool) -> str | None
         comparison_problem,
         order_problem,
         reversed_problem,
+        preference_problem,
     ):
         problem = rule(said, quoted)
         if problem is not None:

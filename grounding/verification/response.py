@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from grounding.answer import AnswerStatus, Claim, DroppedClaim, NoAnswer, Source
 from grounding.evidence import EvidenceItem, EvidencePacket
 from grounding.schema import GroundedClaim, GroundedResponse
+from grounding.verification.documents import document_name
 from grounding.verification.quotes import Located, item_text, locate
 from grounding.verification.quotes import unknown_quotes as _unknown_quotes
 from grounding.verification.support import Support, check
@@ -145,7 +146,12 @@ def support_of(
         q.sentences for k in earlier for q in k.quotes if _document(q.item) in documents
     )
     stated = "\n\n".join(s for s in shown if s not in quoted)
-    headings = "\n\n".join(dict.fromkeys(" > ".join(i.chunk.heading_path) for i in cited))
+    # The documents' own names (their file names) stand beside their headings: a number there
+    # ("PEP 572" of pep-0572.rst) is the document's, as one of its title is.
+    names = "\n\n".join(dict.fromkeys(document_name(i.chunk.path) for i in cited))
+    headings = "\n\n".join(
+        dict.fromkeys((*(" > ".join(i.chunk.heading_path) for i in cited), names))
+    )
     clauses = tuple(q.clause for q in located)
     lists = tuple(sorted({q.list_length for q in located if q.list_length}))
     under = "\n\n".join(
@@ -153,7 +159,8 @@ def support_of(
             h for q in located for h in (*_heading_names(q.item.chunk.heading_path), q.heading) if h
         )
     )
-    return Support(quoted, evidence_text(cited), clauses, context, stated, headings, lists, under)
+    cited_text = f"{evidence_text(cited)}\n\n{names}"
+    return Support(quoted, cited_text, clauses, context, stated, headings, lists, under)
 
 
 def _document(item: EvidenceItem) -> tuple[str, str]:

@@ -1,6 +1,8 @@
 """The store contract's tests run against every backend: each test asks for `backend` (or the
 `store` it opens) and runs once per entry of BACKENDS: SQLite in a temporary folder, and
-PostgreSQL on the session's real server (tests/conftest.py; skipped when none can start)."""
+PostgreSQL on the session's real server (tests/conftest.py; skipped when none can start), in a
+database migrated once per worker and emptied per test (`postgres_store_url`): the tests of how
+the schema is made take `postgres_url`, which starts on no tables."""
 
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ def _postgres(url: str) -> Callable[..., AnswerStore]:
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "postgres":
-        opener = _postgres(request.getfixturevalue("postgres_url"))
+        opener = _postgres(request.getfixturevalue("postgres_store_url"))
     else:
         opener = _sqlite(tmp_path / "state" / "answers.sqlite3")
     backend = Backend(request.param, opener)

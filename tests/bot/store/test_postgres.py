@@ -36,10 +36,10 @@ class Replicas:
 
 
 @pytest.fixture
-def replicas(postgres_url: str) -> Iterator[Replicas]:
+def replicas(postgres_store_url: str) -> Iterator[Replicas]:
     clock = FakeClock()
-    first = PostgresAnswerStore(postgres_url, clock=clock)
-    second = PostgresAnswerStore(postgres_url, clock=clock)
+    first = PostgresAnswerStore(postgres_store_url, clock=clock)
+    second = PostgresAnswerStore(postgres_store_url, clock=clock)
     yield Replicas(clock, (first, second))
     first.close()
     second.close()

@@ -7,8 +7,11 @@ plugin in every process. Each process writes what it measured to a JSON file in 
 folder; then the totals print: every worker's start-up (interpreter to plugin, plugin to
 collection), collection's wall and CPU, and each test's wall and CPU (setup, call and teardown;
 the process's own CPU, every thread's, and its waited-for children's: `docbot` subprocesses, git).
-Servers the tests start and do not wait for (PostgreSQL) are not counted. A test's wall minus its
-CPU is time it waited: on a loaded machine also time it was not given a core.
+Servers the tests start and do not wait for (PostgreSQL) are not in any process's figure; the
+session's shared PostgreSQL server (tests/postgres_server.py) is read apart at the session's end:
+its postmaster and the backends it has reaped, one per connection the tests made (a test's own
+servers, `private_postgres`, are not counted). A test's wall minus its CPU is time it waited: on
+a loaded machine also time it was not given a core.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 import pytest
 
 OUT_ENV = "DOCBOT_SUITE_COSTS"
+POSTGRES_DIR_ENV = "DOCBOT_TEST_POSTGRES_DIR"  # tests/postgres_server.py's shared folder
 PLUGIN = "benchmarks.suite_costs"
 TOP = 25
 
@@ -65,11 +69,29 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     _rows.append((item.nodeid, time.time() - wall, after_own - own, after_children - children))
 
 
+def _postgres_cpu() -> float | None:
+    """The session's shared PostgreSQL server's CPU so far, in seconds (the postmaster and its
+    reaped children: every backend that served a connection, and ended); None if none started."""
+    shared = os.environ.get(POSTGRES_DIR_ENV)
+    state = Path(shared) / "server.json" if shared else None
+    if state is None or not state.exists():
+        return None
+    root = Path(json.loads(state.read_text(encoding="utf-8"))["root"])
+    try:
+        pid = int((root / "data" / "postmaster.pid").read_text().split()[0])
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    # utime, stime, cutime, cstime: the fields 14-17 of proc(5), 11-14 after the name.
+    return sum(int(tick) for tick in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     folder = os.environ.get(OUT_ENV)
     if not folder:
         return
     own, children = _cpu()
+    name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
     record = {
         "started": _process_started(),
         "imported": _imported,
@@ -78,17 +100,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         "cpu": own,
         "children_cpu": children,
         "tests": _rows,
+        # The controller's session ends after every worker's, before the server is stopped.
+        "postgres_cpu": _postgres_cpu() if name == "controller" else None,
     }
-    name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
     (Path(folder) / f"{name}.json").write_text(json.dumps(record), encoding="utf-8")
 
 
 def report(folder: Path) -> list[str]:
     """The lines printed for one run's JSON files."""
-    lines, tests = [], []
+    lines, tests, postgres = [], [], None
     for path in sorted(folder.glob("*.json")):
         run: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         tests += [tuple(row) for row in run["tests"]]
+        postgres = run.get("postgres_cpu") if postgres is None else postgres
         line = (
             f"{path.stem}: {run['ended'] - run['started']:.1f} s alive, CPU {run['cpu']:.1f} s "
             f"(+ {run['children_cpu']:.1f} s waited-for children)"
@@ -108,6 +132,8 @@ def report(folder: Path) -> list[str]:
     lines.append(
         f"{len(tests)} tests: {wall:.1f} s wall, {own:.1f} s CPU + {children:.1f} s children's"
     )
+    if postgres is not None:
+        lines.append(f"the shared PostgreSQL server: {postgres:.1f} s CPU (not in the above)")
     files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for nodeid, t_wall, t_own, t_children in tests:
         totals = files[nodeid.split("::")[0]]

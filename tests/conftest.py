@@ -19,6 +19,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from tests.postgres_migrated import MigratedDatabase
 from tests.postgres_server import (
     REQUIRED_ENV,
     PostgresServer,
@@ -130,62 +131,18 @@ def postgres_url(postgres_database: str) -> str:
     return postgres_database
 
 
-# The migrated tables a test gets are made once per worker and emptied per test; docbot_schema
-# keeps the versions the migrations wrote, as a store opened on a fresh database finds them.
-_SCHEMA_TABLE = "docbot_schema"
-
-
 @pytest.fixture(scope="session")
-def postgres_migrated_database(postgres_server: PostgresServer) -> str:
-    """This worker's second database, with every migration applied once (by opening a store on
-    it, as a first `docbot serve` does). Each migration step is a transaction of DDL under an
-    advisory lock; made again for every test, they were most of the store tests' server time."""
-    from bot.store import PostgresAnswerStore  # SQLAlchemy, only in a worker that needs it
-
-    url = postgres_server.create_database(
-        f"docbot_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_migrated"
-    )
-    PostgresAnswerStore(url).close()
-
-    async def rows() -> dict[str, int]:
-        conn = await asyncpg.connect(url)
-        try:
-            return {
-                t: await conn.fetchval(f'SELECT count(*) FROM "{t}"') for t in await _tables(conn)
-            }
-        finally:
-            await conn.close()
-
-    # Emptying the tables gives back what the migrations made only while they fill none of them.
-    filled = {table: n for table, n in asyncio.run(rows()).items() if n}
-    assert not filled, f"a migration writes rows, so emptied tables are not a fresh store: {filled}"
-    return url
+def postgres_migrated_database(postgres_server: PostgresServer) -> Iterator[MigratedDatabase]:
+    """This worker's second database, every migration applied once (tests/postgres_migrated.py)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    database = MigratedDatabase(postgres_server.create_database(f"docbot_{worker}_migrated"))
+    yield database
+    database.close()
 
 
 @pytest.fixture
-def postgres_store_url(postgres_migrated_database: str) -> str:
+def postgres_store_url(postgres_migrated_database: MigratedDatabase) -> str:
     """The worker's migrated database with every table emptied and its identities restarted:
     what a store sees on a fresh database once its migrations have run, without running them."""
-
-    async def empty() -> None:
-        conn = await asyncpg.connect(postgres_migrated_database)
-        try:
-            # A connection left in a transaction by an earlier test would block TRUNCATE: fail,
-            # do not hang.
-            await conn.execute("SET lock_timeout = '10s'")
-            tables = ", ".join(f'"{t}"' for t in await _tables(conn))
-            await conn.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
-        finally:
-            await conn.close()
-
-    asyncio.run(empty())
-    return postgres_migrated_database
-
-
-async def _tables(conn: asyncpg.Connection) -> list[str]:
-    """The public schema's tables but the schema's version table."""
-    found = await conn.fetch(
-        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> $1",
-        _SCHEMA_TABLE,
-    )
-    return [row["tablename"] for row in found]
+    postgres_migrated_database.empty()
+    return postgres_migrated_database.url

@@ -10,16 +10,14 @@ server can be started here (under .ci/run, where one must start, they fail inste
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 
-from tests.postgres_migrated import MigratedDatabase
+from tests.postgres_migrated import EmptyDatabase, MigratedDatabase
 from tests.postgres_server import (
     REQUIRED_ENV,
     PostgresServer,
@@ -108,27 +106,19 @@ def private_postgres() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture(scope="session")
-def postgres_database(postgres_server: PostgresServer) -> str:
+def postgres_database(postgres_server: PostgresServer) -> Iterator[EmptyDatabase]:
     """This worker's own database on the shared server, so workers never see each other."""
-    return postgres_server.create_database(
-        f"docbot_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
-    )
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    database = EmptyDatabase(postgres_server.create_database(f"docbot_{worker}"))
+    yield database
+    database.close()
 
 
 @pytest.fixture
-def postgres_url(postgres_database: str) -> str:
+def postgres_url(postgres_database: EmptyDatabase) -> str:
     """The worker's database, emptied: a test starts on no tables at all."""
-
-    async def reset() -> None:
-        conn = await asyncpg.connect(postgres_database)
-        try:
-            await conn.execute("DROP SCHEMA public CASCADE")
-            await conn.execute("CREATE SCHEMA public")
-        finally:
-            await conn.close()
-
-    asyncio.run(reset())
-    return postgres_database
+    postgres_database.reset()
+    return postgres_database.url
 
 
 @pytest.fixture(scope="session")
@@ -144,5 +134,5 @@ def postgres_migrated_database(postgres_server: PostgresServer) -> Iterator[Migr
 def postgres_store_url(postgres_migrated_database: MigratedDatabase) -> str:
     """The worker's migrated database with every table emptied and its identities restarted:
     what a store sees on a fresh database once its migrations have run, without running them."""
-    postgres_migrated_database.empty()
+    postgres_migrated_database.reset()
     return postgres_migrated_database.url

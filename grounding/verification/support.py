@@ -26,6 +26,7 @@ from grounding.verification.code_names import (
 )
 from grounding.verification.coverage import CITED_THRESHOLD, SUPPORT_THRESHOLD, coverage_problem
 from grounding.verification.defaults import default_problem, signature_defaults
+from grounding.verification.digit_groups import numbers_apart
 from grounding.verification.directives import readable
 from grounding.verification.enumerations import list_counts, pointed_counts, self_counted
 from grounding.verification.foreign_counts import in_english
@@ -145,7 +146,7 @@ def check(
         return Verdict("the claim is empty")
     support = replace(
         support,
-        quoted=readable(support.quoted),
+        quoted=numbers_apart(readable(support.quoted), support.cited),
         context=readable(support.context),
         clauses=tuple(readable(clause) for clause in support.clauses),
     )
